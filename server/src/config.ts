@@ -1,0 +1,88 @@
+import path from 'node:path';
+import { z } from 'zod';
+
+const optionalUrl = z
+  .string()
+  .optional()
+  .transform((value) => value?.trim() || undefined)
+  .pipe(z.url().optional());
+
+const envSchema = z
+  .object({
+    NODE_ENV: z.enum(['development', 'production', 'test']).default('development'),
+    PORT: z.coerce.number().int().min(0).max(65535).default(3000),
+    HOST: z.string().default('0.0.0.0'),
+    APP_URL: optionalUrl,
+    DATABASE_URL: optionalUrl,
+    DATA_DIR: z.string().default('.data'),
+    REDIS_URL: optionalUrl,
+    /** Prefixes every shared-store key, so several deployments (or test runs) can share one Redis. */
+    REDIS_PREFIX: z.string().default('csp:'),
+    SESSION_SECRET: z.string().optional(),
+    ALLOWED_EMAIL_DOMAIN: z.string().trim().toLowerCase().default('example.org'),
+    OIDC_ISSUER: optionalUrl,
+    OIDC_CLIENT_ID: z.string().optional(),
+    OIDC_CLIENT_SECRET: z.string().optional(),
+    SEED: z.enum(['demo', 'none']).default('demo'),
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  })
+  .superRefine((env, ctx) => {
+    if (env.NODE_ENV !== 'production') return;
+    if (!env.OIDC_ISSUER) ctx.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'required in production' });
+    if (!env.OIDC_CLIENT_ID) ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_ID'], message: 'required in production' });
+    if (!env.SESSION_SECRET || env.SESSION_SECRET.length < 32) {
+      ctx.addIssue({ code: 'custom', path: ['SESSION_SECRET'], message: 'at least 32 characters in production' });
+    }
+  });
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: Env['NODE_ENV'];
+  isProduction: boolean;
+  port: number;
+  host: string;
+  appUrl: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  redisUrl: string | undefined;
+  redisPrefix: string;
+  sessionSecret: string;
+  allowedEmailDomain: string;
+  oidc: { issuer: string | undefined; clientId: string; clientSecret: string | undefined };
+  seed: Env['SEED'];
+  logLevel: Env['LOG_LEVEL'];
+}
+
+export class ConfigError extends Error {}
+
+/** Reads the environment once; a bad value is a clear message, never a half-started server. */
+export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
+  const parsed = envSchema.safeParse(source);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join('.') || 'env'}: ${issue.message}`);
+    throw new ConfigError(`Invalid configuration:\n${lines.join('\n')}`);
+  }
+  const env = parsed.data;
+  const appUrl = (env.APP_URL ?? `http://localhost:${env.PORT}`).replace(/\/$/, '');
+  return {
+    env: env.NODE_ENV,
+    isProduction: env.NODE_ENV === 'production',
+    port: env.PORT,
+    host: env.HOST,
+    appUrl,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.DATA_DIR.startsWith('memory://') ? env.DATA_DIR : path.resolve(env.DATA_DIR),
+    redisUrl: env.REDIS_URL,
+    redisPrefix: env.REDIS_PREFIX,
+    sessionSecret: env.SESSION_SECRET ?? 'development-session-secret-not-for-production',
+    allowedEmailDomain: env.ALLOWED_EMAIL_DOMAIN,
+    oidc: {
+      issuer: env.OIDC_ISSUER,
+      clientId: env.OIDC_CLIENT_ID ?? 'csp-web',
+      clientSecret: env.OIDC_CLIENT_SECRET,
+    },
+    seed: env.SEED,
+    logLevel: env.LOG_LEVEL,
+  };
+}

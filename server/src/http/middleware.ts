@@ -1,0 +1,60 @@
+import { STATUS_CODES } from 'node:http';
+import type { Middleware } from 'koa';
+import type { Logger } from '../logger.ts';
+import { HttpError } from './errors.ts';
+
+interface StatusError {
+  status?: number;
+  statusCode?: number;
+  expose?: boolean;
+  type?: string;
+  message?: string;
+}
+
+function clientErrorMessage(error: StatusError, status: number): string {
+  if (status === 413) return 'Payload too large';
+  if (status === 400 && (error.type === 'entity.parse.failed' || /JSON|Unexpected token|position/i.test(error.message ?? ''))) {
+    return 'Invalid JSON';
+  }
+  if (status === 415) return 'Unsupported content type';
+  return error.expose && error.message ? error.message : (STATUS_CODES[status] ?? 'Request failed');
+}
+
+/** Every failure leaves as `{ error }`; uncaught ones are logged (never with the request body). */
+export function errorEnvelope(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    try {
+      await next();
+    } catch (caught) {
+      if (caught instanceof HttpError) {
+        ctx.status = caught.status;
+        ctx.set(caught.headers);
+        ctx.body = { error: caught.message, ...caught.extra };
+        return;
+      }
+      const error = caught as StatusError;
+      const status = error.status ?? error.statusCode;
+      if (status && status >= 400 && status < 500) {
+        ctx.status = status;
+        ctx.body = { error: clientErrorMessage(error, status) };
+        return;
+      }
+      logger.error({ err: caught, method: ctx.method, path: ctx.path }, 'request failed');
+      ctx.status = 500;
+      ctx.body = { error: 'Internal server error' };
+    }
+  };
+}
+
+/** One structured line per request: method, path, status, duration. */
+export function requestLog(logger: Logger): Middleware {
+  return async (ctx, next) => {
+    const started = performance.now();
+    try {
+      await next();
+    } finally {
+      const ms = Math.round((performance.now() - started) * 10) / 10;
+      logger.info({ method: ctx.method, path: ctx.path, status: ctx.status, ms }, 'request');
+    }
+  };
+}

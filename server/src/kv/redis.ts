@@ -1,0 +1,136 @@
+import { Redis } from 'ioredis';
+import { claimValue, type KeyValueStore, type LockClaim } from './store.ts';
+
+// Claim or refresh in one step: free key or same owner (prefix "owner\n") wins.
+const CLAIM = `
+local current = redis.call('GET', KEYS[1])
+local prefix = ARGV[1] .. '\\n'
+if (not current) or string.sub(current, 1, #prefix) == prefix then
+  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
+  return {1, ARGV[2], tonumber(ARGV[3])}
+end
+return {0, current, redis.call('PTTL', KEYS[1])}
+`;
+
+const RELEASE = `
+local current = redis.call('GET', KEYS[1])
+local prefix = ARGV[1] .. '\\n'
+if current and string.sub(current, 1, #prefix) == prefix then
+  return redis.call('DEL', KEYS[1])
+end
+return 0
+`;
+
+// Counter and its window expiry in one step (the original set them in two calls).
+const INCREMENT = `
+local value = redis.call('INCR', KEYS[1])
+if value == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
+return value
+`;
+
+// Hash fields expire on their own: each field stores "expiresAtMs\\nvalue".
+const HASH_GET_LIVE = `
+local now = tonumber(ARGV[1])
+local all = redis.call('HGETALL', KEYS[1])
+local live = {}
+for i = 1, #all, 2 do
+  local value = all[i + 1]
+  local split = string.find(value, '\\n', 1, true)
+  if split and tonumber(string.sub(value, 1, split - 1)) > now then
+    table.insert(live, all[i])
+    table.insert(live, string.sub(value, split + 1))
+  else
+    redis.call('HDEL', KEYS[1], all[i])
+  end
+end
+return live
+`;
+
+type ScriptedRedis = Redis & {
+  cspClaim(key: string, owner: string, value: string, ttlMs: number): Promise<[number, string, number]>;
+  cspRelease(key: string, owner: string): Promise<number>;
+  cspIncrement(key: string, ttlMs: number): Promise<number>;
+  cspHashGetLive(key: string, now: number): Promise<string[]>;
+};
+
+export function createRedisClient(url: string, keyPrefix = ''): Redis {
+  return new Redis(url, {
+    keyPrefix,
+    // Fail fast while Redis is down so callers fall back instead of queueing forever.
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
+    lazyConnect: false,
+  });
+}
+
+export class RedisStore implements KeyValueStore {
+  readonly kind = 'redis' as const;
+  private readonly redis: ScriptedRedis;
+
+  constructor(redis: Redis) {
+    redis.defineCommand('cspClaim', { numberOfKeys: 1, lua: CLAIM });
+    redis.defineCommand('cspRelease', { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand('cspIncrement', { numberOfKeys: 1, lua: INCREMENT });
+    redis.defineCommand('cspHashGetLive', { numberOfKeys: 1, lua: HASH_GET_LIVE });
+    this.redis = redis as ScriptedRedis;
+  }
+
+  get client(): Redis {
+    return this.redis;
+  }
+
+  get(key: string) {
+    return this.redis.get(key);
+  }
+
+  async getMany(keys: string[]) {
+    return keys.length === 0 ? [] : this.redis.mget(...keys);
+  }
+
+  async set(key: string, value: string, ttlMs?: number) {
+    if (ttlMs) await this.redis.set(key, value, 'PX', ttlMs);
+    else await this.redis.set(key, value);
+  }
+
+  async delete(key: string) {
+    await this.redis.del(key);
+  }
+
+  async claim(key: string, owner: string, payload: string, ttlMs: number): Promise<LockClaim> {
+    const [acquired, value, ttl] = await this.redis.cspClaim(key, owner, claimValue(owner, payload), ttlMs);
+    return { acquired: acquired === 1, value, ttlMs: ttl };
+  }
+
+  async release(key: string, owner: string) {
+    return (await this.redis.cspRelease(key, owner)) === 1;
+  }
+
+  increment(key: string, ttlMs: number) {
+    return this.redis.cspIncrement(key, ttlMs);
+  }
+
+  async hashSet(key: string, field: string, value: string, ttlMs: number) {
+    const expiresAt = Date.now() + ttlMs;
+    await this.redis.multi().hset(key, field, `${expiresAt}\n${value}`).pexpire(key, ttlMs * 2).exec();
+  }
+
+  async hashGetAll(key: string) {
+    const flat = await this.redis.cspHashGetLive(key, Date.now());
+    const result: Record<string, string> = {};
+    for (let i = 0; i < flat.length; i += 2) result[flat[i]!] = flat[i + 1]!;
+    return result;
+  }
+
+  async hashDelete(key: string, field: string) {
+    await this.redis.hdel(key, field);
+  }
+
+  async ping() {
+    await this.redis.ping();
+  }
+
+  async close() {
+    this.redis.disconnect();
+  }
+}

@@ -1,0 +1,71 @@
+import { afterAll, describe, expect, it } from 'vitest';
+import { randomBytes } from 'node:crypto';
+import { MemoryStore } from './memory.ts';
+import { RedisStore, createRedisClient } from './redis.ts';
+import type { KeyValueStore } from './store.ts';
+
+const stores: [string, () => KeyValueStore][] = [['memory', () => new MemoryStore()]];
+if (process.env.REDIS_URL) {
+  stores.push(['redis', () => new RedisStore(createRedisClient(process.env.REDIS_URL!, `csp-test-${randomBytes(4).toString('hex')}:`))]);
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe.each(stores)('%s key-value store', (_kind, open) => {
+  const store = open();
+  afterAll(() => store.close());
+
+  it('sets, reads and expires keys', async () => {
+    await store.set('a', '1');
+    await store.set('b', '2', 60);
+    expect(await store.getMany(['a', 'b', 'missing'])).toEqual(['1', '2', null]);
+    await sleep(120);
+    expect(await store.get('b')).toBeNull();
+    await store.delete('a');
+    expect(await store.get('a')).toBeNull();
+  });
+
+  it('claims a free key, refreshes for its owner and refuses others', async () => {
+    const first = await store.claim('lock:1', 'alice', 'payload-a', 1000);
+    expect(first.acquired).toBe(true);
+    const other = await store.claim('lock:1', 'bob', 'payload-b', 1000);
+    expect(other.acquired).toBe(false);
+    expect(other.value).toBe('alice\npayload-a');
+    expect(other.ttlMs).toBeGreaterThan(0);
+    const refreshed = await store.claim('lock:1', 'alice', 'payload-a2', 1000);
+    expect(refreshed.acquired).toBe(true);
+    expect(await store.get('lock:1')).toBe('alice\npayload-a2');
+  });
+
+  it('releases only for the owner; an owner that is a prefix of another is not the owner', async () => {
+    await store.claim('lock:2', 'alice', 'x', 1000);
+    expect(await store.release('lock:2', 'bob')).toBe(false);
+    expect(await store.release('lock:2', 'alic')).toBe(false);
+    expect(await store.release('lock:2', 'alice')).toBe(true);
+    expect(await store.get('lock:2')).toBeNull();
+    expect((await store.claim('lock:2', 'bob', 'y', 1000)).acquired).toBe(true);
+  });
+
+  it('lets a claim lapse after its TTL', async () => {
+    await store.claim('lock:3', 'alice', 'x', 60);
+    await sleep(120);
+    expect((await store.claim('lock:3', 'bob', 'y', 1000)).acquired).toBe(true);
+  });
+
+  it('counts atomically within a window set by the first increment', async () => {
+    const counts = await Promise.all(Array.from({ length: 25 }, () => store.increment('count:1', 200)));
+    expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
+    await sleep(260);
+    expect(await store.increment('count:1', 200)).toBe(1);
+  });
+
+  it('expires hash fields one by one', async () => {
+    await store.hashSet('presence:1', 'a@x', 'A', 60);
+    await store.hashSet('presence:1', 'b@x', 'B', 5000);
+    expect(await store.hashGetAll('presence:1')).toEqual({ 'a@x': 'A', 'b@x': 'B' });
+    await sleep(120);
+    expect(await store.hashGetAll('presence:1')).toEqual({ 'b@x': 'B' });
+    await store.hashDelete('presence:1', 'b@x');
+    expect(await store.hashGetAll('presence:1')).toEqual({});
+  });
+});

@@ -1,0 +1,41 @@
+/**
+ * The shared key-value store: locks, presence, caches and deny entries live here.
+ * Redis when configured (several server processes share it), otherwise in-process maps.
+ */
+export interface LockClaim {
+  acquired: boolean;
+  /** The holder's value after the call (the caller's when acquired). */
+  value: string;
+  /** Milliseconds left on the holder's claim. */
+  ttlMs: number;
+}
+
+export interface KeyValueStore {
+  readonly kind: 'redis' | 'memory';
+  get(key: string): Promise<string | null>;
+  getMany(keys: string[]): Promise<(string | null)[]>;
+  set(key: string, value: string, ttlMs?: number): Promise<void>;
+  delete(key: string): Promise<void>;
+  /** Atomic: claims the key when free, or refreshes it when `owner` already holds it. */
+  claim(key: string, owner: string, value: string, ttlMs: number): Promise<LockClaim>;
+  /** Atomic: deletes the key only when `owner` holds it. */
+  release(key: string, owner: string): Promise<boolean>;
+  /** Atomic increment; the window's expiry is set by the first increment. */
+  increment(key: string, ttlMs: number): Promise<number>;
+  /** Fields of a hash whose entries each expire on their own. */
+  hashSet(key: string, field: string, value: string, ttlMs: number): Promise<void>;
+  hashGetAll(key: string): Promise<Record<string, string>>;
+  hashDelete(key: string, field: string): Promise<void>;
+  ping(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/** A claimed key's value is the owner, a newline, then the caller's payload. */
+export function claimValue(owner: string, payload: string): string {
+  return `${owner}\n${payload}`;
+}
+
+export function claimPayload(value: string): { owner: string; payload: string } {
+  const split = value.indexOf('\n');
+  return split < 0 ? { owner: value, payload: '' } : { owner: value.slice(0, split), payload: value.slice(split + 1) };
+}

@@ -1,0 +1,12 @@
+import type { Config } from './config.ts';
+import type { Logger } from './logger.ts';
+import type { Storage } from './storage/database.ts';
+import type { KeyValueStore } from './kv/index.ts';
+
+/** The process-level parts every route and domain function may use; built once by `startServer`. */
+export interface Services {
+  config: Config;
+  logger: Logger;
+  storage: Storage;
+  kv: KeyValueStore;
+}

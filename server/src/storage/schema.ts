@@ -1,0 +1,257 @@
+import { sql } from 'drizzle-orm';
+import {
+  type AnyPgColumn,
+  boolean,
+  check,
+  customType,
+  index,
+  integer,
+  jsonb,
+  pgEnum,
+  pgTable,
+  primaryKey,
+  text,
+  timestamp,
+  uniqueIndex,
+} from 'drizzle-orm/pg-core';
+import type { NeedsUpdateFlag, Attestation, TransferRecord, Deadline, DistrictGoal } from '@csp/shared/records';
+import type { QuestionBank, StepAnswers } from '@csp/shared/questionBank';
+
+const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
+const id = (name: string) => text(name);
+/** Record ids are 24 lowercase hex characters. */
+const hexId = (column: AnyPgColumn, table: string) => check(`${table}_id_hex`, sql`${column} ~ '^[0-9a-f]{24}$'`);
+const createdAt = () => timestamp('created_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+const updatedAt = () => timestamp('updated_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow();
+
+export const planStatus = pgEnum('plan_status', ['draft', 'submitted', 'under_review', 'approved', 'rejected']);
+export const bankStatus = pgEnum('bank_status', ['draft', 'published', 'archived']);
+export const sharePermission = pgEnum('share_permission', ['view', 'edit']);
+export const commentStatus = pgEnum('comment_status', ['open', 'read', 'fixed']);
+
+export const users = pgTable(
+  'users',
+  {
+    id: id('id').primaryKey(),
+    email: text('email').notNull(),
+    name: text('name').notNull(),
+    level: integer('level').notNull(),
+    schoolName: text('school_name').notNull().default(''),
+    title: text('title'),
+    isActive: boolean('is_active').notNull().default(true),
+    /** Demo users never sign in; a Super Admin previews the application as one. */
+    isDemo: boolean('is_demo').notNull().default(false),
+    permissions: jsonb('permissions').$type<Record<string, boolean>>().notNull().default({}),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('users_email_unique').on(t.email),
+    index('users_school_idx').on(t.schoolName),
+    check('users_email_lowercase', sql`${t.email} = lower(${t.email})`),
+    check('users_level_range', sql`${t.level} between 1 and 5`),
+    hexId(t.id, 'users'),
+  ],
+);
+
+export const sessions = pgTable(
+  'sessions',
+  {
+    /** SHA-256 of the cookie token, hex; acts as the session's `jti`. */
+    id: text('id').primaryKey(),
+    userId: id('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** While a Super Admin previews a demo user, the demo user's id. */
+    previewUserId: id('preview_user_id').references(() => users.id, { onDelete: 'set null' }),
+    expiresAt: timestamp('expires_at', { withTimezone: true, mode: 'date' }).notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('sessions_user_idx').on(t.userId)],
+);
+
+export const questionBankVersions = pgTable(
+  'question_bank_versions',
+  {
+    version: integer('version').primaryKey(),
+    status: bankStatus('status').notNull(),
+    steps: jsonb('steps').$type<QuestionBank['steps']>().notNull(),
+    schoolYear: text('school_year'),
+    publishedAt: timestamp('published_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('bank_one_published').on(t.status).where(sql`${t.status} = 'published'`),
+    uniqueIndex('bank_one_draft').on(t.status).where(sql`${t.status} = 'draft'`),
+  ],
+);
+
+export const schoolYearSettings = pgTable(
+  'school_year_settings',
+  {
+    schoolYear: text('school_year').primaryKey(),
+    archived: boolean('archived').notNull().default(false),
+    questionBankVersion: integer('question_bank_version').references(() => questionBankVersions.version),
+    deadlines: jsonb('deadlines').$type<Deadline[]>().notNull().default([]),
+    districtGoals: jsonb('district_goals').$type<DistrictGoal[]>().notNull().default([]),
+    termStart: text('term_start').notNull(),
+    termEnd: text('term_end').notNull(),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [check('school_year_label', sql`${t.schoolYear} ~ '^[0-9]{4}-[0-9]{4}$'`)],
+);
+
+export const plans = pgTable(
+  'plans',
+  {
+    id: id('id').primaryKey(),
+    schoolName: text('school_name').notNull(),
+    schoolYear: text('school_year').notNull(),
+    status: planStatus('status').notNull().default('draft'),
+    /** The owner. */
+    userId: id('user_id').references(() => users.id, { onDelete: 'set null' }),
+    principalEmail: text('principal_email'),
+    assignedTo: text('assigned_to'),
+    sharedWithEmails: jsonb('shared_with_emails').$type<string[]>().notNull().default([]),
+    needsUpdate: jsonb('needs_update').$type<NeedsUpdateFlag[]>().notNull().default([]),
+    attestation: jsonb('attestation').$type<Attestation | null>(),
+    transferHistory: jsonb('transfer_history').$type<TransferRecord[]>().notNull().default([]),
+    notificationSent: boolean('notification_sent').notNull().default(false),
+    allowEditsWhenArchived: boolean('allow_edits_when_archived').notNull().default(false),
+    questionBankVersion: integer('question_bank_version').references(() => questionBankVersions.version),
+    /** Set on copies (duplicate, rollover): such a plan needs an attestation before submit. */
+    copiedFromId: id('copied_from_id'),
+    reviewComment: text('review_comment'),
+    reviewedBy: id('reviewed_by'),
+    reviewedAt: timestamp('reviewed_at', { withTimezone: true, mode: 'date' }),
+    submittedAt: timestamp('submitted_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    uniqueIndex('plans_school_year_unique').on(t.schoolName, t.schoolYear),
+    index('plans_year_idx').on(t.schoolYear),
+    index('plans_owner_idx').on(t.userId),
+    index('plans_principal_idx').on(t.principalEmail),
+    check('plans_school_year_label', sql`${t.schoolYear} ~ '^[0-9]{4}-[0-9]{4}$'`),
+    hexId(t.id, 'plans'),
+  ],
+);
+
+/** One row per plan step, so a save touches one small row under its own revision. */
+export const planSteps = pgTable(
+  'plan_steps',
+  {
+    formId: id('form_id')
+      .notNull()
+      .references(() => plans.id, { onDelete: 'cascade' }),
+    stepKey: text('step_key').notNull(),
+    completed: boolean('completed').notNull().default(false),
+    data: jsonb('data').$type<StepAnswers>().notNull().default({}),
+    revisionCount: integer('revision_count').notNull().default(0),
+    lastUpdated: timestamp('last_updated', { withTimezone: true, mode: 'date' }),
+    updatedBy: id('updated_by'),
+  },
+  (t) => [
+    primaryKey({ columns: [t.formId, t.stepKey] }),
+    check('plan_steps_revision_nonnegative', sql`${t.revisionCount} >= 0`),
+  ],
+);
+
+/** Assignments and shares of a plan with a user (the user's `assignedForms`). */
+export const planShares = pgTable(
+  'plan_shares',
+  {
+    formId: id('form_id')
+      .notNull()
+      .references(() => plans.id, { onDelete: 'cascade' }),
+    userId: id('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    permission: sharePermission('permission').notNull(),
+    /** Step keys the share covers; empty means every step. */
+    sections: jsonb('sections').$type<string[]>().notNull().default([]),
+    sharedBy: id('shared_by'),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.userId] }), index('plan_shares_user_idx').on(t.userId)],
+);
+
+export const comments = pgTable(
+  'comments',
+  {
+    id: id('id').primaryKey(),
+    formId: id('form_id')
+      .notNull()
+      .references(() => plans.id, { onDelete: 'cascade' }),
+    stepKey: text('step_key'),
+    questionId: text('question_id'),
+    comment: text('comment').notNull(),
+    authorId: id('author_id'),
+    authorName: text('author_name').notNull(),
+    status: commentStatus('status').notNull().default('open'),
+    createdAt: createdAt(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [index('comments_form_idx').on(t.formId), hexId(t.id, 'comments')],
+);
+
+export const notifications = pgTable(
+  'notifications',
+  {
+    id: id('id').primaryKey(),
+    userId: id('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    formId: id('form_id').references(() => plans.id, { onDelete: 'cascade' }),
+    kind: text('kind').notNull(),
+    message: text('message').notNull(),
+    createdAt: createdAt(),
+    readAt: timestamp('read_at', { withTimezone: true, mode: 'date' }),
+  },
+  (t) => [index('notifications_user_idx').on(t.userId, t.createdAt), hexId(t.id, 'notifications')],
+);
+
+export const auditLogs = pgTable(
+  'audit_logs',
+  {
+    id: id('id').primaryKey(),
+    actorId: id('actor_id'),
+    actorEmail: text('actor_email'),
+    action: text('action').notNull(),
+    targetType: text('target_type').notNull(),
+    targetId: text('target_id'),
+    /** Before/after summary of what changed; never plan answers. */
+    summary: jsonb('summary').$type<Record<string, unknown>>().notNull().default({}),
+    ip: text('ip'),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    index('audit_created_idx').on(t.createdAt),
+    index('audit_actor_idx').on(t.actorId, t.createdAt),
+    index('audit_target_idx').on(t.targetType, t.targetId),
+    hexId(t.id, 'audit_logs'),
+  ],
+);
+
+export const clientErrors = pgTable('client_errors', {
+  id: id('id').primaryKey(),
+  message: text('message').notNull(),
+  stack: text('stack'),
+  url: text('url'),
+  userAgent: text('user_agent'),
+  ip: text('ip'),
+  createdAt: createdAt(),
+});
+
+/** Y.js state of one collaborative step document (`plan:<formId>:step:<stepKey>`). */
+export const collabDocuments = pgTable('collab_documents', {
+  name: text('name').primaryKey(),
+  formId: id('form_id')
+    .notNull()
+    .references(() => plans.id, { onDelete: 'cascade' }),
+  state: bytea('state').notNull(),
+  updatedAt: updatedAt(),
+});

@@ -1,0 +1,64 @@
+/** A small HTTP client with a cookie jar and same-origin headers, like a browser tab. */
+export class HttpClient {
+  readonly cookies = new Map<string, string>();
+  readonly baseUrl: string;
+
+  constructor(baseUrl: string) {
+    this.baseUrl = baseUrl;
+  }
+
+  cookieHeader(): string {
+    return [...this.cookies].map(([name, value]) => `${name}=${value}`).join('; ');
+  }
+
+  storeCookies(response: Response): void {
+    for (const line of response.headers.getSetCookie()) {
+      const [pair] = line.split(';');
+      const split = pair!.indexOf('=');
+      const name = pair!.slice(0, split).trim();
+      const value = pair!.slice(split + 1).trim();
+      if (value === '' || /max-age=0|expires=thu, 01 jan 1970/i.test(line)) this.cookies.delete(name);
+      else this.cookies.set(name, value);
+    }
+  }
+
+  async request(method: string, path: string, init: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { origin: new URL(this.baseUrl).origin, ...init.headers };
+    const cookie = this.cookieHeader();
+    if (cookie) headers.cookie = cookie;
+    let body = init.body;
+    if (init.json !== undefined) {
+      headers['content-type'] ??= 'application/json';
+      body = JSON.stringify(init.json);
+    }
+    const response = await fetch(new URL(path, this.baseUrl), { method, headers, body, redirect: 'manual' });
+    this.storeCookies(response);
+    return response;
+  }
+
+  /** Sends a request and returns its status and parsed JSON body. */
+  async json<T = any>(method: string, path: string, json?: unknown): Promise<{ status: number; body: T; headers: Headers }> {
+    const response = await this.request(method, path, json === undefined ? {} : { json });
+    const text = await response.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON: the raw text is the body
+    }
+    return { status: response.status, body: body as T, headers: response.headers };
+  }
+
+  get<T = any>(path: string) {
+    return this.json<T>('GET', path);
+  }
+  post<T = any>(path: string, json: unknown = {}) {
+    return this.json<T>('POST', path, json);
+  }
+  put<T = any>(path: string, json: unknown = {}) {
+    return this.json<T>('PUT', path, json);
+  }
+  delete<T = any>(path: string, json?: unknown) {
+    return this.json<T>('DELETE', path, json);
+  }
+}

@@ -1,0 +1,90 @@
+import { z } from 'zod';
+import {
+  TABLE_MAX_COLUMNS,
+  TABLE_MAX_ROWS,
+  TEXT_ANSWER_MAX_LENGTH,
+  type Answer,
+  type Question,
+  type Step,
+  type StepAnswers,
+  type TableAnswer,
+} from './questionBank.ts';
+
+const CELL_MAX_LENGTH = 2000;
+
+export const tableAnswerSchema = z.strictObject({
+  headers: z.array(z.string().max(200)).max(TABLE_MAX_COLUMNS),
+  rows: z.array(z.array(z.string().max(CELL_MAX_LENGTH)).max(TABLE_MAX_COLUMNS)).max(TABLE_MAX_ROWS),
+});
+
+/** The schema one question's answer must satisfy; `null` clears an answer. */
+export function answerSchema(question: Question): z.ZodType<Answer> {
+  switch (question.type) {
+    case 'text':
+    case 'textarea':
+      return z.string().max(TEXT_ANSWER_MAX_LENGTH).nullable();
+    case 'yesno':
+    case 'checkbox':
+      return z.boolean().nullable();
+    case 'select': {
+      const values = (question.options ?? []).map((option) => option.value);
+      return z
+        .string()
+        .refine((value) => value === '' || values.includes(value), { message: `must be one of ${values.join(', ')}` })
+        .nullable();
+    }
+    case 'table':
+      return tableAnswerSchema.nullable();
+  }
+}
+
+export function isActive(question: Question): boolean {
+  return question.active !== false;
+}
+
+export function isAnswered(question: Question, answer: Answer | undefined): boolean {
+  if (answer === null || answer === undefined) return false;
+  switch (question.type) {
+    case 'text':
+    case 'textarea':
+    case 'select':
+      return typeof answer === 'string' && answer.trim() !== '';
+    case 'yesno':
+      return typeof answer === 'boolean';
+    case 'checkbox':
+      return answer === true;
+    case 'table':
+      return typeof answer === 'object' && (answer as TableAnswer).rows.some((row) => row.some((cell) => cell.trim() !== ''));
+  }
+}
+
+/**
+ * The questions a person sees, in order: active ones, minus those hidden by a gate
+ * (`gatesFollowing` not answered yes hides the rest of the step) or by `visibleWhen`.
+ */
+export function visibleQuestions(step: Step, answers: StepAnswers): Question[] {
+  const visible: Question[] = [];
+  const shown = new Set<string>();
+  for (const question of step.questions) {
+    if (!isActive(question)) continue;
+    const condition = question.visibleWhen;
+    if (condition && !(shown.has(condition.questionId) && answers[condition.questionId] === condition.equals)) continue;
+    visible.push(question);
+    shown.add(question.id);
+    if (question.gatesFollowing && answers[question.id] !== true) break;
+  }
+  return visible;
+}
+
+/** Complete when every visible required question has an answer. */
+export function isStepComplete(step: Step, answers: StepAnswers): boolean {
+  return visibleQuestions(step, answers).every((question) => !question.required || isAnswered(question, answers[question.id]));
+}
+
+/** True when two answers are the same value (tables compared cell by cell). */
+export function sameAnswer(a: Answer | undefined, b: Answer | undefined): boolean {
+  if (a === b) return true;
+  if (a == null || b == null) return (a ?? null) === (b ?? null);
+  if (typeof a === 'object' && typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
+  return false;
+}
