@@ -2,6 +2,8 @@ import type { Config } from './config.ts';
 import type { Logger } from './logger.ts';
 import type { Storage } from './storage/database.ts';
 import type { KeyValueStore } from './kv/index.ts';
+import type { RateLimits } from './http/rateLimits.ts';
+import type { BankCatalog } from './domain/questionBank/bankCatalog.ts';
 
 /** The process-level parts every route and domain function may use; built once by `startServer`. */
 export interface Services {
@@ -9,4 +11,6 @@ export interface Services {
   logger: Logger;
   storage: Storage;
   kv: KeyValueStore;
+  rateLimits: RateLimits;
+  banks: BankCatalog;
 }

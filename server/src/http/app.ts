@@ -3,39 +3,59 @@ import compose from 'koa-compose';
 import Router from '@koa/router';
 import { koaBody } from 'koa-body';
 import type { Services } from '../services.ts';
+import type { OidcClient } from '../auth/oidcClient.ts';
+import { accessGate, sameOriginGuard } from '../auth/gate.ts';
+import { DEV_IDP_PATH } from '../auth/devIdentityProvider.ts';
 import { errorEnvelope, requestLog } from './middleware.ts';
 import { notFound } from './errors.ts';
 import { spaMiddleware } from './static.ts';
 import { healthRoutes } from '../api/health/routes.ts';
+import { authRoutes } from '../api/auth/routes.ts';
+import { usersRoutes } from '../api/users/routes.ts';
+import { questionBankRoutes } from '../api/questionBank/routes.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 
+export interface Identity {
+  oidc: OidcClient;
+  /** The bundled development provider, mounted at /dev-idp when there is no real issuer. */
+  devProvider?: Middleware;
+}
+
 /** Every resource's routes, mounted under /api. */
-function apiRouter(services: Services): Router {
+function apiRouter(services: Services, identity: Identity): Router {
   const api = new Router({ prefix: '/api' });
-  for (const routes of [healthRoutes(services)]) {
-    api.use(routes.routes(), routes.allowedMethods({ throw: true }));
-  }
+  const resources = [healthRoutes(services), authRoutes(services, identity.oidc), usersRoutes(services), questionBankRoutes(services)];
+  for (const routes of resources) api.use(routes.routes(), routes.allowedMethods({ throw: true }));
   return api;
 }
 
-export interface HttpAppOptions {
-  /** Middleware mounted before the API (the development identity provider). */
-  before?: Middleware[];
-}
-
-export function createHttpApp(services: Services, options: HttpAppOptions = {}): Koa {
+export function createHttpApp(services: Services, identity: Identity): Koa {
   const app = new Koa({ proxy: true });
   app.keys = [services.config.sessionSecret];
   app.silent = true;
 
   app.use(requestLog(services.logger));
   app.use(errorEnvelope(services.logger));
-  for (const middleware of options.before ?? []) app.use(middleware);
+
+  if (identity.devProvider) {
+    const devProvider = identity.devProvider;
+    app.use(async (ctx, next) => {
+      if (!ctx.path.startsWith(DEV_IDP_PATH)) return next();
+      if (ctx.method === 'POST') await services.rateLimits.consume('auth', ctx.ip);
+      return devProvider(ctx, next);
+    });
+  }
 
   const body = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true });
-  const api = apiRouter(services);
-  const apiStack = compose<Koa.ParameterizedContext>([body, api.routes(), api.allowedMethods({ throw: true })] as Middleware[]);
+  const api = apiRouter(services, identity);
+  const apiStack = compose<Koa.ParameterizedContext>([
+    sameOriginGuard(services.config.appUrl),
+    body,
+    accessGate(services),
+    api.routes(),
+    api.allowedMethods({ throw: true }),
+  ] as Middleware[]);
   app.use(async (ctx, next) => {
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) return next();
     await apiStack(ctx, async () => {});

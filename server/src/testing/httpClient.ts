@@ -2,9 +2,12 @@
 export class HttpClient {
   readonly cookies = new Map<string, string>();
   readonly baseUrl: string;
+  /** The client address a load balancer would report; each client has its own, as real users do. */
+  readonly forwardedFor: string;
 
-  constructor(baseUrl: string) {
+  constructor(baseUrl: string, forwardedFor = `198.51.100.${1 + Math.floor(Math.random() * 250)}, 203.0.113.${1 + Math.floor(Math.random() * 250)}`) {
     this.baseUrl = baseUrl;
+    this.forwardedFor = forwardedFor;
   }
 
   cookieHeader(): string {
@@ -22,8 +25,8 @@ export class HttpClient {
     }
   }
 
-  async request(method: string, path: string, init: { json?: unknown; body?: BodyInit; headers?: Record<string, string> } = {}): Promise<Response> {
-    const headers: Record<string, string> = { origin: new URL(this.baseUrl).origin, ...init.headers };
+  async request(method: string, path: string, init: { json?: unknown; body?: string; headers?: Record<string, string> } = {}): Promise<Response> {
+    const headers: Record<string, string> = { origin: new URL(this.baseUrl).origin, 'x-forwarded-for': this.forwardedFor, ...init.headers };
     const cookie = this.cookieHeader();
     if (cookie) headers.cookie = cookie;
     let body = init.body;

@@ -1,0 +1,111 @@
+import Router from '@koa/router';
+import { eq } from 'drizzle-orm';
+import type { Context } from 'koa';
+import type { Services } from '../../services.ts';
+import type { OidcClient } from '../../auth/oidcClient.ts';
+import { admitUser } from '../../auth/admitUser.ts';
+import { authOf } from '../../auth/gate.ts';
+import { SESSION_COOKIE, createSession, invalidateSession, setPreviewUser } from '../../auth/sessions.ts';
+import { badRequest, forbidden, notFound, unauthorized } from '../../http/errors.ts';
+import { parse } from '../../http/validate.ts';
+import { presentUser } from '../../presenters/user.ts';
+import { recordAudit } from '../../domain/audit/recordAudit.ts';
+import { users } from '../../storage/schema.ts';
+import { previewBodySchema, signInQuerySchema, signInStateSchema } from './schemas.ts';
+
+const SIGN_IN_COOKIE = 'csp.sign-in';
+const SIGN_IN_MAX_AGE_MS = 10 * 60 * 1000;
+
+export function authRoutes(services: Services, oidc: OidcClient): Router {
+  const { config, rateLimits } = services;
+  const secure = config.appUrl.startsWith('https://');
+  const router = new Router({ prefix: '/auth' });
+
+  // The auth limit counts POSTs per client IP.
+  router.use(async (ctx, next) => {
+    if (ctx.method === 'POST' || ctx.method === 'DELETE') await rateLimits.consume('auth', ctx.ip);
+    return next();
+  });
+
+  const toLogin = (ctx: Context, reason: string) => ctx.redirect(`/login?error=${encodeURIComponent(reason)}`);
+
+  router.get('/signin', async (ctx) => {
+    const { callbackUrl } = parse(signInQuerySchema, ctx.query);
+    const request = await oidc.startSignIn();
+    const state = { state: request.state, nonce: request.nonce, codeVerifier: request.codeVerifier, callbackUrl };
+    ctx.cookies.set(SIGN_IN_COOKIE, Buffer.from(JSON.stringify(state)).toString('base64url'), {
+      signed: true,
+      httpOnly: true,
+      sameSite: 'lax',
+      secure,
+      path: '/api/auth',
+      maxAge: SIGN_IN_MAX_AGE_MS,
+    });
+    ctx.redirect(request.url.href);
+  });
+
+  router.get('/callback', async (ctx) => {
+    const stored = ctx.cookies.get(SIGN_IN_COOKIE, { signed: true });
+    ctx.cookies.set(SIGN_IN_COOKIE, null, { path: '/api/auth', signed: true });
+    const checks = stored ? signInStateSchema.safeParse(JSON.parse(Buffer.from(stored, 'base64url').toString('utf8'))) : undefined;
+    if (!checks?.success) return toLogin(ctx, 'expired');
+    let email: string | null;
+    try {
+      email = await oidc.finishSignIn(new URL(ctx.originalUrl, config.appUrl), checks.data);
+    } catch (error) {
+      services.logger.warn({ err: error }, 'sign-in callback refused');
+      return toLogin(ctx, 'failed');
+    }
+    if (!email) return toLogin(ctx, 'failed');
+    const admitted = await admitUser(services, email);
+    if ('refused' in admitted) return toLogin(ctx, admitted.refused);
+    const session = await createSession(services, admitted.user.id);
+    ctx.cookies.set(SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'lax', secure, path: '/', expires: session.expiresAt });
+    ctx.redirect(checks.data.callbackUrl);
+  });
+
+  router.post('/signout', async (ctx) => {
+    if (ctx.state.auth) await invalidateSession(services, ctx.state.auth.sessionId);
+    ctx.cookies.set(SESSION_COOKIE, null, { path: '/' });
+    ctx.body = { success: true };
+  });
+
+  router.get('/session', async (ctx) => {
+    const auth = ctx.state.auth;
+    if (!auth) throw unauthorized();
+    ctx.body = {
+      user: presentUser(auth.actor),
+      previewing: auth.previewing,
+      ...(auth.previewing ? { signedInAs: presentUser(auth.user) } : {}),
+      expires: auth.expiresAt.toISOString(),
+    };
+  });
+
+  router.post('/preview', async (ctx) => {
+    const auth = authOf(ctx);
+    if (auth.user.level !== 5) throw forbidden();
+    const { userId } = parse(previewBodySchema, ctx.request.body);
+    const [target] = await services.storage.db.select().from(users).where(eq(users.id, userId)).limit(1);
+    if (!target) throw notFound('User not found');
+    if (!target.isDemo) throw badRequest('Only demo users can be previewed');
+    await setPreviewUser(services, auth.sessionId, target.id);
+    await recordAudit(services.storage.db, { auth, ip: ctx.ip }, {
+      action: 'auth.preview.start',
+      targetType: 'user',
+      targetId: target.id,
+      summary: { previewEmail: target.email, previewLevel: target.level },
+    });
+    ctx.body = { success: true, user: presentUser(target), previewing: true };
+  });
+
+  router.delete('/preview', async (ctx) => {
+    const auth = authOf(ctx);
+    await setPreviewUser(services, auth.sessionId, null);
+    if (auth.previewing) {
+      await recordAudit(services.storage.db, { auth, ip: ctx.ip }, { action: 'auth.preview.stop', targetType: 'user', targetId: auth.actor.id });
+    }
+    ctx.body = { success: true, user: presentUser(auth.user), previewing: false };
+  });
+
+  return router;
+}

@@ -1,0 +1,20 @@
+import { z } from 'zod';
+import { ID_PATTERN } from '../../storage/ids.ts';
+
+/** Only same-site paths: an absolute or protocol-relative URL would be an open redirect. */
+export const callbackUrlSchema = z
+  .string()
+  .max(2000)
+  .refine((value) => value.startsWith('/') && !value.startsWith('//') && !value.startsWith('/\\'), 'must be a path on this site')
+  .catch('/plans');
+
+export const signInQuerySchema = z.object({ callbackUrl: callbackUrlSchema.optional().default('/plans') });
+
+export const previewBodySchema = z.strictObject({ userId: z.string().regex(ID_PATTERN, 'must be a user id') });
+
+export const signInStateSchema = z.object({
+  state: z.string(),
+  nonce: z.string(),
+  codeVerifier: z.string(),
+  callbackUrl: callbackUrlSchema,
+});

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { isValidSchoolYear } from '@csp/shared';
+import { ID_PATTERN } from '../storage/ids.ts';
+
+/** Field schemas more than one resource uses. */
+export const idSchema = z.string().regex(ID_PATTERN, 'must be a 24-character hex id');
+export const schoolYearSchema = z.string().refine(isValidSchoolYear, 'must be a school year like 2026-2027');
+export const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email('must be an e-mail address'));
+export const levelSchema = z.number().int().min(1).max(5);
+export const schoolNameSchema = z.string().trim().min(1).max(200);
+
+/** `page`/`limit` paging; limit at most 200. */
+export const pagingSchema = z.object({
+  page: z.coerce.number().int().min(1).default(1),
+  limit: z.coerce.number().int().min(1).max(200).default(50),
+});

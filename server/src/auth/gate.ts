@@ -1,0 +1,59 @@
+import type { Context, Middleware } from 'koa';
+import type { Services } from '../services.ts';
+import { forbidden, unauthorized } from '../http/errors.ts';
+import { SESSION_COOKIE, validateSessionToken, type Auth } from './sessions.ts';
+
+declare module 'koa' {
+  interface DefaultState {
+    auth?: Auth;
+  }
+}
+
+/** Routes anyone may call; everything else under /api needs a live session. */
+function isPublic(method: string, path: string): boolean {
+  if (path.startsWith('/api/auth/')) return true;
+  if (method === 'GET' && (path === '/api/health' || path === '/api/public/overview')) return true;
+  return method === 'POST' && path === '/api/client-errors';
+}
+
+const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
+
+/**
+ * Cross-site request forgery: a state-changing request must come from this origin (Origin or
+ * Sec-Fetch-Site) and, when it has a body, be JSON. Anything else is refused with 403.
+ */
+export function sameOriginGuard(appUrl: string): Middleware {
+  const appOrigin = new URL(appUrl).origin;
+  return async (ctx, next) => {
+    if (SAFE_METHODS.has(ctx.method)) return next();
+    const fetchSite = ctx.get('sec-fetch-site');
+    const origin = ctx.get('origin');
+    const ownOrigin = `${ctx.protocol}://${ctx.host}`;
+    const originOk = origin ? origin === appOrigin || origin === ownOrigin : fetchSite === 'same-origin';
+    const fetchSiteOk = !fetchSite || fetchSite === 'same-origin';
+    if (!originOk || !fetchSiteOk) throw forbidden('Cross-site request refused');
+    const hasBody = Boolean(ctx.request.length || ctx.get('transfer-encoding'));
+    if (hasBody && !ctx.is('application/json')) throw forbidden('State-changing requests must be JSON');
+    return next();
+  };
+}
+
+/** The access gate: resolves the session cookie, and answers 401 before any private handler runs. */
+export function accessGate(services: Services): Middleware {
+  return async (ctx, next) => {
+    const token = ctx.cookies.get(SESSION_COOKIE);
+    if (token) {
+      const auth = await validateSessionToken(services, token);
+      if (auth) ctx.state.auth = auth;
+    }
+    if (!ctx.state.auth && !isPublic(ctx.method, ctx.path)) throw unauthorized();
+    return next();
+  };
+}
+
+/** The caller's session; private routes only run behind the gate, so it is always there. */
+export function authOf(ctx: Context): Auth {
+  const auth = ctx.state.auth;
+  if (!auth) throw unauthorized();
+  return auth;
+}

@@ -1,0 +1,111 @@
+import { eq, inArray, lt } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import { sha256 } from '@oslojs/crypto/sha2';
+import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
+import type { Services } from '../services.ts';
+import { sessions, users } from '../storage/schema.ts';
+
+export const SESSION_COOKIE = 'csp.session-token';
+export const SESSION_MAX_AGE_MS = 8 * 60 * 60 * 1000;
+const denyKey = (sessionId: string) => `sess:deny:${sessionId}`;
+
+export type UserRow = typeof users.$inferSelect;
+
+export interface Auth {
+  /** The session id: SHA-256 of the cookie token; the specification's `jti`. */
+  sessionId: string;
+  expiresAt: Date;
+  /** Who signed in. */
+  user: UserRow;
+  /** Whom the session acts as: the previewed demo user while a Super Admin previews, else `user`. */
+  actor: UserRow;
+  previewing: boolean;
+}
+
+/** 160 random bits, base32: the cookie value. Only its hash is stored. */
+export function generateSessionToken(): string {
+  const bytes = new Uint8Array(20);
+  crypto.getRandomValues(bytes);
+  return encodeBase32LowerCaseNoPadding(bytes);
+}
+
+export function sessionIdOf(token: string): string {
+  return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
+}
+
+export async function createSession({ storage }: Services, userId: string, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
+  const token = generateSessionToken();
+  const expiresAt = new Date(now.getTime() + SESSION_MAX_AGE_MS);
+  await storage.db.insert(sessions).values({ id: sessionIdOf(token), userId, expiresAt, createdAt: now });
+  return { token, expiresAt };
+}
+
+const previewUsers = alias(users, 'preview_users');
+
+/** The session behind a cookie token, or null when it is unknown, expired, denied or its user inactive. */
+export async function validateSessionToken(services: Services, token: string): Promise<Auth | null> {
+  if (!/^[a-z2-7]{32}$/.test(token)) return null;
+  const sessionId = sessionIdOf(token);
+  if (await isDenied(services, sessionId)) return null;
+  const [row] = await services.storage.db
+    .select({ session: sessions, user: users, preview: previewUsers })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .leftJoin(previewUsers, eq(previewUsers.id, sessions.previewUserId))
+    .where(eq(sessions.id, sessionId))
+    .limit(1);
+  if (!row) return null;
+  if (row.session.expiresAt.getTime() <= Date.now()) {
+    await services.storage.db.delete(sessions).where(eq(sessions.id, sessionId));
+    return null;
+  }
+  if (!row.user.isActive) return null;
+  const previewing = row.preview !== null && row.user.level === 5;
+  return { sessionId, expiresAt: row.session.expiresAt, user: row.user, actor: previewing ? row.preview! : row.user, previewing };
+}
+
+/**
+ * The deny entry makes every process refuse the session at once; the row's deletion makes that
+ * hold without Redis too (validation reads the database).
+ */
+async function isDenied({ kv, logger }: Services, sessionId: string): Promise<boolean> {
+  try {
+    return (await kv.get(denyKey(sessionId))) !== null;
+  } catch (error) {
+    logger.warn({ err: error }, 'session deny check failed; relying on the database');
+    return false;
+  }
+}
+
+async function deny({ kv, logger }: Services, entries: { id: string; expiresAt: Date }[]): Promise<void> {
+  await Promise.all(
+    entries.map(({ id, expiresAt }) =>
+      kv.set(denyKey(id), '1', Math.max(1000, expiresAt.getTime() - Date.now())).catch((error: unknown) => {
+        logger.warn({ err: error }, 'could not write a session deny entry; the deleted row still refuses it');
+      }),
+    ),
+  );
+}
+
+export async function invalidateSession(services: Services, sessionId: string): Promise<void> {
+  const removed = await services.storage.db.delete(sessions).where(eq(sessions.id, sessionId)).returning({ id: sessions.id, expiresAt: sessions.expiresAt });
+  await deny(services, removed.length ? removed : [{ id: sessionId, expiresAt: new Date(Date.now() + SESSION_MAX_AGE_MS) }]);
+}
+
+/** Ends every session of these users (deactivated, deleted). */
+export async function invalidateUserSessions(services: Services, userIds: string[]): Promise<void> {
+  if (userIds.length === 0) return;
+  const removed = await services.storage.db
+    .delete(sessions)
+    .where(inArray(sessions.userId, userIds))
+    .returning({ id: sessions.id, expiresAt: sessions.expiresAt });
+  await deny(services, removed);
+}
+
+export async function setPreviewUser(services: Services, sessionId: string, previewUserId: string | null): Promise<void> {
+  await services.storage.db.update(sessions).set({ previewUserId }).where(eq(sessions.id, sessionId));
+}
+
+export async function deleteExpiredSessions(services: Services): Promise<void> {
+  await services.storage.db.delete(sessions).where(lt(sessions.expiresAt, new Date()));
+}

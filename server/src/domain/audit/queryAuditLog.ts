@@ -1,0 +1,38 @@
+import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../storage/database.ts';
+import { auditLogs } from '../../storage/schema.ts';
+
+export interface AuditQuery {
+  actorId?: string | undefined;
+  action?: string | undefined;
+  targetType?: string | undefined;
+  targetId?: string | undefined;
+  from?: string | undefined;
+  to?: string | undefined;
+  page: number;
+  limit: number;
+}
+
+/** Audit records matching every given filter, newest first. */
+export async function queryAuditLog(db: Database, query: AuditQuery) {
+  const filters: SQL[] = [];
+  if (query.actorId) filters.push(eq(auditLogs.actorId, query.actorId));
+  if (query.action) filters.push(eq(auditLogs.action, query.action));
+  if (query.targetType) filters.push(eq(auditLogs.targetType, query.targetType));
+  if (query.targetId) filters.push(eq(auditLogs.targetId, query.targetId));
+  if (query.from) filters.push(gte(auditLogs.createdAt, new Date(query.from)));
+  // A bare date as `to` includes that whole day.
+  if (query.to) filters.push(lte(auditLogs.createdAt, new Date(query.to.length === 10 ? `${query.to}T23:59:59.999Z` : query.to)));
+  const where = filters.length ? and(...filters) : undefined;
+  const [rows, [count]] = await Promise.all([
+    db
+      .select()
+      .from(auditLogs)
+      .where(where)
+      .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id))
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit),
+    db.select({ total: sql<number>`count(*)::int` }).from(auditLogs).where(where),
+  ]);
+  return { rows, total: count?.total ?? 0 };
+}

@@ -1,0 +1,74 @@
+import { eq, inArray } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { users } from '../../storage/schema.ts';
+import { canAssignLevel, canManageTarget } from '../../policy/users.ts';
+import { invalidateUserSessions, type UserRow } from '../../auth/sessions.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import type { BulkAction } from '../../api/users/schemas.ts';
+
+export interface BulkResult {
+  userId: string;
+  success: boolean;
+  error?: string;
+  level?: number;
+}
+
+function changeFor(action: BulkAction, target: UserRow): Partial<Pick<UserRow, 'isActive' | 'level'>> | 'delete' {
+  switch (action) {
+    case 'activate':
+      return { isActive: true };
+    case 'deactivate':
+      return { isActive: false };
+    case 'delete':
+      return 'delete';
+    case 'level_up':
+      return { level: Math.min(5, target.level + 1) };
+    case 'level_down':
+      return { level: Math.max(1, target.level - 1) };
+  }
+}
+
+/** Applies one action to every id the caller may manage, and reports each id's outcome. */
+export async function applyBulkAction(services: Services, caller: Caller, userIds: string[], action: BulkAction): Promise<BulkResult[]> {
+  const actor = caller.auth.actor;
+  const ids = [...new Set(userIds)];
+  const results = await services.storage.db.transaction(async (tx) => {
+    const targets = new Map((await tx.select().from(users).where(inArray(users.id, ids)).for('update')).map((u) => [u.id, u]));
+    const outcome: BulkResult[] = [];
+    for (const userId of ids) {
+      const target = targets.get(userId);
+      if (!target) {
+        outcome.push({ userId, success: false, error: 'User not found' });
+        continue;
+      }
+      if (userId === actor.id) {
+        outcome.push({ userId, success: false, error: 'You cannot change your own account' });
+        continue;
+      }
+      if (!canManageTarget(actor, target)) {
+        outcome.push({ userId, success: false, error: 'Access denied' });
+        continue;
+      }
+      const change = changeFor(action, target);
+      if (change === 'delete') {
+        await tx.delete(users).where(eq(users.id, userId));
+        outcome.push({ userId, success: true });
+        continue;
+      }
+      if (change.level !== undefined && change.level !== target.level && !canAssignLevel(actor, change.level)) {
+        outcome.push({ userId, success: false, error: `You cannot promote to level ${change.level}` });
+        continue;
+      }
+      await tx.update(users).set({ ...change, updatedAt: new Date() }).where(eq(users.id, userId));
+      outcome.push({ userId, success: true, ...(change.level !== undefined ? { level: change.level } : {}) });
+    }
+    await recordAudit(tx, caller, {
+      action: `user.bulk.${action}`,
+      targetType: 'user',
+      summary: { applied: outcome.filter((r) => r.success).map((r) => r.userId), refused: outcome.filter((r) => !r.success).length },
+    });
+    return outcome;
+  });
+  if (action === 'deactivate') await invalidateUserSessions(services, results.filter((r) => r.success).map((r) => r.userId));
+  return results;
+}

@@ -1,0 +1,39 @@
+import { eq } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { users } from '../../storage/schema.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
+import { canAssignLevel, canAssignSchool, canManageTarget } from '../../policy/users.ts';
+import { invalidateUserSessions, type UserRow } from '../../auth/sessions.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+
+export interface UserChanges {
+  level?: number | undefined;
+  schoolName?: string | undefined;
+  title?: string | undefined;
+  isActive?: boolean | undefined;
+}
+
+const AUDITED = ['level', 'schoolName', 'title', 'isActive'] as const;
+
+/** Updates a user the caller may manage; deactivation ends the user's sessions at once. */
+export async function updateUser(services: Services, caller: Caller, userId: string, changes: UserChanges): Promise<UserRow> {
+  const actor = caller.auth.actor;
+  const updated = await services.storage.db.transaction(async (tx) => {
+    const [target] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
+    if (!target) throw notFound('User not found');
+    if (!canManageTarget(actor, target)) throw forbidden();
+    if (changes.level !== undefined && !canAssignLevel(actor, changes.level)) throw forbidden('You cannot give that level');
+    if (changes.schoolName !== undefined && !canAssignSchool(actor, changes.schoolName)) throw forbidden('You can only assign your own school');
+    const [row] = await tx
+      .update(users)
+      .set({ ...changes, updatedAt: new Date() })
+      .where(eq(users.id, userId))
+      .returning();
+    const before = Object.fromEntries(AUDITED.filter((k) => changes[k] !== undefined).map((k) => [k, target[k]]));
+    const after = Object.fromEntries(AUDITED.filter((k) => changes[k] !== undefined).map((k) => [k, row![k]]));
+    await recordAudit(tx, caller, { action: 'user.update', targetType: 'user', targetId: userId, summary: { email: target.email, before, after } });
+    return row!;
+  });
+  if (!updated.isActive) await invalidateUserSessions(services, [updated.id]);
+  return updated;
+}

@@ -1,0 +1,25 @@
+import type { UserRow } from '../auth/sessions.ts';
+
+export interface AssignedForm {
+  formId: string;
+  permissions: 'view' | 'edit';
+  sections: string[];
+}
+
+/** A user as the API shows it: never sessions or internal flags beyond `isDemo`. */
+export function presentUser(user: UserRow, assignedForms?: AssignedForm[]) {
+  return {
+    _id: user.id,
+    name: user.name,
+    email: user.email,
+    level: user.level,
+    schoolName: user.schoolName,
+    title: user.title ?? '',
+    isActive: user.isActive,
+    isDemo: user.isDemo,
+    permissions: user.permissions,
+    ...(assignedForms ? { assignedForms } : {}),
+    createdAt: user.createdAt.toISOString(),
+    updatedAt: user.updatedAt.toISOString(),
+  };
+}
