@@ -72,6 +72,7 @@ CREATE TABLE "plan_steps" (
 	"step_key" text NOT NULL,
 	"completed" boolean DEFAULT false NOT NULL,
 	"data" jsonb DEFAULT '{}'::jsonb NOT NULL,
+	"field_revisions" jsonb DEFAULT '{}'::jsonb NOT NULL,
 	"revision_count" integer DEFAULT 0 NOT NULL,
 	"last_updated" timestamp with time zone,
 	"updated_by" text,

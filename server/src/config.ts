@@ -24,6 +24,8 @@ const envSchema = z
     OIDC_CLIENT_ID: z.string().optional(),
     OIDC_CLIENT_SECRET: z.string().optional(),
     SEED: z.enum(['demo', 'none']).default('demo'),
+    /** Step lock lifetime; the specification's 300 s. Shorter only to observe expiry in tests. */
+    STEP_LOCK_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   })
   .superRefine((env, ctx) => {
@@ -51,6 +53,7 @@ export interface Config {
   allowedEmailDomain: string;
   oidc: { issuer: string | undefined; clientId: string; clientSecret: string | undefined };
   seed: Env['SEED'];
+  stepLockTtlMs: number;
   logLevel: Env['LOG_LEVEL'];
 }
 
@@ -83,6 +86,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
       clientSecret: env.OIDC_CLIENT_SECRET,
     },
     seed: env.SEED,
+    stepLockTtlMs: env.STEP_LOCK_TTL_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
   };
 }

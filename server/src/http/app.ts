@@ -13,6 +13,11 @@ import { healthRoutes } from '../api/health/routes.ts';
 import { authRoutes } from '../api/auth/routes.ts';
 import { usersRoutes } from '../api/users/routes.ts';
 import { questionBankRoutes } from '../api/questionBank/routes.ts';
+import { formsRoutes } from '../api/forms/routes.ts';
+import { stepsRoutes } from '../api/steps/routes.ts';
+import { commentsRoutes } from '../api/comments/routes.ts';
+import { notificationsRoutes } from '../api/notifications/routes.ts';
+import { adminRoutes } from '../api/admin/routes.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -25,7 +30,17 @@ export interface Identity {
 /** Every resource's routes, mounted under /api. */
 function apiRouter(services: Services, identity: Identity): Router {
   const api = new Router({ prefix: '/api' });
-  const resources = [healthRoutes(services), authRoutes(services, identity.oidc), usersRoutes(services), questionBankRoutes(services)];
+  const resources = [
+    healthRoutes(services),
+    authRoutes(services, identity.oidc),
+    usersRoutes(services),
+    questionBankRoutes(services),
+    formsRoutes(services),
+    stepsRoutes(services),
+    commentsRoutes(services),
+    notificationsRoutes(services),
+    adminRoutes(services),
+  ];
   for (const routes of resources) api.use(routes.routes(), routes.allowedMethods({ throw: true }));
   return api;
 }

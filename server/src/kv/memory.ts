@@ -42,7 +42,11 @@ export class MemoryStore implements KeyValueStore {
   }
 
   async getMany(keys: string[]) {
-    return keys.map((key) => this.live(key)?.value ?? null);
+    return keys.map((key) => {
+      const entry = this.live(key);
+      if (!entry) return null;
+      return { value: entry.value, ttlMs: Number.isFinite(entry.expiresAt) ? entry.expiresAt - this.now() : -1 };
+    });
   }
 
   async set(key: string, value: string, ttlMs?: number) {
@@ -56,11 +60,22 @@ export class MemoryStore implements KeyValueStore {
   async claim(key: string, owner: string, payload: string, ttlMs: number): Promise<LockClaim> {
     const current = this.live(key);
     if (current && claimPayload(current.value).owner !== owner) {
-      return { acquired: false, value: current.value, ttlMs: current.expiresAt - this.now() };
+      return { acquired: false, refreshed: false, value: current.value, ttlMs: current.expiresAt - this.now() };
+    }
+    if (current) {
+      current.expiresAt = this.now() + ttlMs;
+      return { acquired: true, refreshed: true, value: current.value, ttlMs };
     }
     const value = claimValue(owner, payload);
     this.entries.set(key, { value, expiresAt: this.now() + ttlMs });
-    return { acquired: true, value, ttlMs };
+    return { acquired: true, refreshed: false, value, ttlMs };
+  }
+
+  async extend(key: string, owner: string, ttlMs: number) {
+    const current = this.live(key);
+    if (!current || claimPayload(current.value).owner !== owner) return false;
+    current.expiresAt = this.now() + ttlMs;
+    return true;
   }
 
   async release(key: string, owner: string) {

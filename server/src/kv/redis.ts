@@ -5,11 +5,24 @@ import { claimValue, type KeyValueStore, type LockClaim } from './store.ts';
 const CLAIM = `
 local current = redis.call('GET', KEYS[1])
 local prefix = ARGV[1] .. '\\n'
-if (not current) or string.sub(current, 1, #prefix) == prefix then
+if not current then
   redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
   return {1, ARGV[2], tonumber(ARGV[3])}
 end
+if string.sub(current, 1, #prefix) == prefix then
+  redis.call('PEXPIRE', KEYS[1], ARGV[3])
+  return {2, current, tonumber(ARGV[3])}
+end
 return {0, current, redis.call('PTTL', KEYS[1])}
+`;
+
+const EXTEND = `
+local current = redis.call('GET', KEYS[1])
+local prefix = ARGV[1] .. '\\n'
+if current and string.sub(current, 1, #prefix) == prefix then
+  return redis.call('PEXPIRE', KEYS[1], ARGV[2])
+end
+return 0
 `;
 
 const RELEASE = `
@@ -49,6 +62,7 @@ return live
 type ScriptedRedis = Redis & {
   cspClaim(key: string, owner: string, value: string, ttlMs: number): Promise<[number, string, number]>;
   cspRelease(key: string, owner: string): Promise<number>;
+  cspExtend(key: string, owner: string, ttlMs: number): Promise<number>;
   cspIncrement(key: string, ttlMs: number): Promise<number>;
   cspHashGetLive(key: string, now: number): Promise<string[]>;
 };
@@ -71,6 +85,7 @@ export class RedisStore implements KeyValueStore {
   constructor(redis: Redis) {
     redis.defineCommand('cspClaim', { numberOfKeys: 1, lua: CLAIM });
     redis.defineCommand('cspRelease', { numberOfKeys: 1, lua: RELEASE });
+    redis.defineCommand('cspExtend', { numberOfKeys: 1, lua: EXTEND });
     redis.defineCommand('cspIncrement', { numberOfKeys: 1, lua: INCREMENT });
     redis.defineCommand('cspHashGetLive', { numberOfKeys: 1, lua: HASH_GET_LIVE });
     this.redis = redis as ScriptedRedis;
@@ -85,7 +100,16 @@ export class RedisStore implements KeyValueStore {
   }
 
   async getMany(keys: string[]) {
-    return keys.length === 0 ? [] : this.redis.mget(...keys);
+    if (keys.length === 0) return [];
+    const pipeline = this.redis.pipeline();
+    for (const key of keys) pipeline.get(key).pttl(key);
+    const replies = (await pipeline.exec()) ?? [];
+    return keys.map((_key, index) => {
+      const [getError, value] = replies[index * 2]!;
+      const [ttlError, ttl] = replies[index * 2 + 1]!;
+      if (getError || ttlError) throw getError ?? ttlError;
+      return value === null ? null : { value: value as string, ttlMs: ttl as number };
+    });
   }
 
   async set(key: string, value: string, ttlMs?: number) {
@@ -98,8 +122,12 @@ export class RedisStore implements KeyValueStore {
   }
 
   async claim(key: string, owner: string, payload: string, ttlMs: number): Promise<LockClaim> {
-    const [acquired, value, ttl] = await this.redis.cspClaim(key, owner, claimValue(owner, payload), ttlMs);
-    return { acquired: acquired === 1, value, ttlMs: ttl };
+    const [outcome, value, ttl] = await this.redis.cspClaim(key, owner, claimValue(owner, payload), ttlMs);
+    return { acquired: outcome > 0, refreshed: outcome === 2, value, ttlMs: ttl };
+  }
+
+  async extend(key: string, owner: string, ttlMs: number) {
+    return (await this.redis.cspExtend(key, owner, ttlMs)) === 1;
   }
 
   async release(key: string, owner: string) {

@@ -18,7 +18,12 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
   it('sets, reads and expires keys', async () => {
     await store.set('a', '1');
     await store.set('b', '2', 60);
-    expect(await store.getMany(['a', 'b', 'missing'])).toEqual(['1', '2', null]);
+    const [a, b, missing] = await store.getMany(['a', 'b', 'missing']);
+    expect(a).toEqual({ value: '1', ttlMs: -1 });
+    expect(b!.value).toBe('2');
+    expect(b!.ttlMs).toBeGreaterThan(0);
+    expect(b!.ttlMs).toBeLessThanOrEqual(60);
+    expect(missing).toBeNull();
     await sleep(120);
     expect(await store.get('b')).toBeNull();
     await store.delete('a');
@@ -32,9 +37,12 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     expect(other.acquired).toBe(false);
     expect(other.value).toBe('alice\npayload-a');
     expect(other.ttlMs).toBeGreaterThan(0);
+    expect(first.refreshed).toBe(false);
     const refreshed = await store.claim('lock:1', 'alice', 'payload-a2', 1000);
     expect(refreshed.acquired).toBe(true);
-    expect(await store.get('lock:1')).toBe('alice\npayload-a2');
+    expect(refreshed.refreshed).toBe(true);
+    // A renewal keeps the holder's original value.
+    expect(await store.get('lock:1')).toBe('alice\npayload-a');
   });
 
   it('releases only for the owner; an owner that is a prefix of another is not the owner', async () => {
@@ -44,6 +52,15 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     expect(await store.release('lock:2', 'alice')).toBe(true);
     expect(await store.get('lock:2')).toBeNull();
     expect((await store.claim('lock:2', 'bob', 'y', 1000)).acquired).toBe(true);
+  });
+
+  it('extends a claim only for its owner', async () => {
+    await store.claim('lock:4', 'alice', 'x', 80);
+    expect(await store.extend('lock:4', 'bob', 5000)).toBe(false);
+    expect(await store.extend('lock:4', 'alice', 5000)).toBe(true);
+    await sleep(150);
+    expect(await store.get('lock:4')).toBe('alice\nx');
+    expect(await store.extend('lock:missing', 'alice', 5000)).toBe(false);
   });
 
   it('lets a claim lapse after its TTL', async () => {

@@ -4,6 +4,8 @@
  */
 export interface LockClaim {
   acquired: boolean;
+  /** Acquired by an owner that already held it (the TTL was renewed). */
+  refreshed: boolean;
   /** The holder's value after the call (the caller's when acquired). */
   value: string;
   /** Milliseconds left on the holder's claim. */
@@ -13,11 +15,14 @@ export interface LockClaim {
 export interface KeyValueStore {
   readonly kind: 'redis' | 'memory';
   get(key: string): Promise<string | null>;
-  getMany(keys: string[]): Promise<(string | null)[]>;
+  /** Values with their remaining lifetime in ms (-1: no expiry); null for missing keys. */
+  getMany(keys: string[]): Promise<({ value: string; ttlMs: number } | null)[]>;
   set(key: string, value: string, ttlMs?: number): Promise<void>;
   delete(key: string): Promise<void>;
-  /** Atomic: claims the key when free, or refreshes it when `owner` already holds it. */
+  /** Atomic: claims the key when free, or renews its TTL (keeping its value) when `owner` already holds it. */
   claim(key: string, owner: string, value: string, ttlMs: number): Promise<LockClaim>;
+  /** Atomic: renews the TTL only when `owner` holds the key. */
+  extend(key: string, owner: string, ttlMs: number): Promise<boolean>;
   /** Atomic: deletes the key only when `owner` holds it. */
   release(key: string, owner: string): Promise<boolean>;
   /** Atomic increment; the window's expiry is set by the first increment. */

@@ -150,6 +150,8 @@ export const planSteps = pgTable(
     stepKey: text('step_key').notNull(),
     completed: boolean('completed').notNull().default(false),
     data: jsonb('data').$type<StepAnswers>().notNull().default({}),
+    /** Revision at which each answer last changed: tells a stale client which fields moved under it. */
+    fieldRevisions: jsonb('field_revisions').$type<Record<string, number>>().notNull().default({}),
     revisionCount: integer('revision_count').notNull().default(0),
     lastUpdated: timestamp('last_updated', { withTimezone: true, mode: 'date' }),
     updatedBy: id('updated_by'),

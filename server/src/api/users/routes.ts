@@ -54,7 +54,6 @@ export function usersRoutes(services: Services): Router {
   router.post('/create', async (ctx) => {
     const caller = await admin(ctx, 'usersCreate');
     const user = await createUser(services, caller, parse(createUserSchema, ctx.request.body));
-    ctx.status = 201;
     ctx.body = { success: true, user: presentUser(user) };
   });
 

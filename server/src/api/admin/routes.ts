@@ -1,0 +1,57 @@
+import Router from '@koa/router';
+import { eq } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { forbidden } from '../../http/errors.ts';
+import { parse } from '../../http/validate.ts';
+import { planShares, users } from '../../storage/schema.ts';
+import { canSharePlan } from '../../policy/plans.ts';
+import { loadPlan } from '../../domain/plans/loadPlan.ts';
+import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
+import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
+import { setLiveOverride } from '../../domain/sharing/setLiveOverride.ts';
+import { liveSchema, shareQuerySchema, shareSchema, unshareSchema } from './schemas.ts';
+
+export function adminRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/admin' });
+
+  router.post('/forms/share', async (ctx) => {
+    const auth = authOf(ctx);
+    const input = parse(shareSchema, ctx.request.body);
+    const context = await loadPlan(services, auth.actor, input.formId);
+    const userIds = await sharePlanWithUsers(services, { auth, ip: ctx.ip }, context, input);
+    ctx.body = { success: true, formId: input.formId, userIds, permissions: input.permissions, sections: input.sections };
+  });
+
+  router.get('/forms/share', async (ctx) => {
+    const actor = authOf(ctx).actor;
+    const { formId } = parse(shareQuerySchema, ctx.query);
+    const context = await loadPlan(services, actor, formId);
+    if (!canSharePlan(actor, context.plan)) throw forbidden();
+    const shares = await services.storage.db
+      .select({ userId: users.id, name: users.name, email: users.email, level: users.level, permissions: planShares.permission, sections: planShares.sections })
+      .from(planShares)
+      .innerJoin(users, eq(users.id, planShares.userId))
+      .where(eq(planShares.formId, formId))
+      .orderBy(users.name);
+    ctx.body = { shares };
+  });
+
+  router.delete('/forms/share', async (ctx) => {
+    const auth = authOf(ctx);
+    const { formId, userIds } = parse(unshareSchema, ctx.request.body);
+    const context = await loadPlan(services, auth.actor, formId);
+    ctx.body = { success: true, removed: await unsharePlan(services, { auth, ip: ctx.ip }, context, userIds) };
+  });
+
+  router.post('/forms/live', async (ctx) => {
+    const auth = authOf(ctx);
+    if (auth.actor.level !== 5) throw forbidden();
+    const { formId, live } = parse(liveSchema, ctx.request.body);
+    const context = await loadPlan(services, auth.actor, formId);
+    await setLiveOverride(services, { auth, ip: ctx.ip }, context, live);
+    ctx.body = { success: true, formId, allowEditsWhenArchived: live };
+  });
+
+  return router;
+}

@@ -1,0 +1,16 @@
+import { z } from 'zod';
+import { STEP_KEY_PATTERN } from '@csp/shared';
+import { idSchema } from '../schemas.ts';
+
+export const shareSchema = z.strictObject({
+  formId: idSchema,
+  userIds: z.array(idSchema).min(1).max(200),
+  permissions: z.enum(['view', 'edit']),
+  sections: z.array(z.string().regex(STEP_KEY_PATTERN)).max(50).default([]),
+});
+
+export const shareQuerySchema = z.object({ formId: idSchema });
+
+export const unshareSchema = z.strictObject({ formId: idSchema, userIds: z.array(idSchema).min(1).max(200) });
+
+export const liveSchema = z.strictObject({ formId: idSchema, live: z.boolean() });

@@ -1,0 +1,32 @@
+import Router from '@koa/router';
+import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { parse, pathId } from '../../http/validate.ts';
+import { loadPlan } from '../../domain/plans/loadPlan.ts';
+import { createComment } from '../../domain/comments/createComment.ts';
+import { setCommentStatus } from '../../domain/comments/setCommentStatus.ts';
+import { presentComment } from '../../presenters/comment.ts';
+import { commentActionSchema, createCommentSchema } from '../forms/schemas.ts';
+
+export function commentsRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/forms/:id/comments' });
+
+  router.post('/', async (ctx) => {
+    const auth = authOf(ctx);
+    const context = await loadPlan(services, auth.actor, pathId(ctx.params.id, 'Plan not found'));
+    const input = parse(createCommentSchema, ctx.request.body);
+    const { comment } = await createComment(services, { auth, ip: ctx.ip }, context, input);
+    ctx.body = { success: true, comment: presentComment(comment) };
+  });
+
+  router.put('/:commentId', async (ctx) => {
+    const auth = authOf(ctx);
+    const context = await loadPlan(services, auth.actor, pathId(ctx.params.id, 'Plan not found'));
+    const commentId = pathId(ctx.params.commentId, 'Comment not found');
+    const { action } = parse(commentActionSchema, ctx.request.body);
+    const comment = await setCommentStatus(services, { auth, ip: ctx.ip }, context, commentId, action);
+    ctx.body = { success: true, comment: presentComment(comment) };
+  });
+
+  return router;
+}

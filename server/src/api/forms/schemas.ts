@@ -1,0 +1,57 @@
+import { z } from 'zod';
+import { PLAN_STATUSES, STEP_KEY_PATTERN, QUESTION_ID_PATTERN } from '@csp/shared';
+import { emailSchema, idSchema, pagingSchema, schoolNameSchema, schoolYearSchema } from '../schemas.ts';
+import { MERGE_STRATEGIES } from '../../domain/plans/saveStep.ts';
+
+const stepKeySchema = z.string().regex(STEP_KEY_PATTERN, 'must be a step key');
+const questionIdSchema = z.string().regex(QUESTION_ID_PATTERN, 'must be a question id');
+
+export const listFormsQuerySchema = pagingSchema.extend({
+  schoolYear: schoolYearSchema.optional(),
+  limit: z.coerce.number().int().min(1).max(200).default(200),
+});
+
+export const createFormSchema = z.strictObject({
+  schoolName: schoolNameSchema,
+  schoolYear: schoolYearSchema,
+  initialOwnerEmail: emailSchema.optional(),
+});
+
+export const updateFormSchema = z.discriminatedUnion('action', [
+  z.strictObject({
+    action: z.literal('update'),
+    schoolName: schoolNameSchema.optional(),
+    principalEmail: emailSchema.optional(),
+    assignedTo: emailSchema.nullable().optional(),
+  }),
+  z.strictObject({ action: z.literal('submit'), status: z.literal('submitted').optional() }),
+  z.strictObject({ action: z.literal('review'), status: z.enum(PLAN_STATUSES).optional(), comment: z.string().trim().max(5000).optional() }),
+]);
+
+export const stepSaveSchema = z.strictObject({
+  stepData: z.strictObject({
+    completed: z.boolean().optional(),
+    data: z.record(z.string(), z.unknown()),
+  }),
+  lastUpdated: z.iso.datetime({ offset: true }).nullable().optional(),
+  revisionCount: z.number().int().min(0).optional(),
+  mergeStrategy: z.enum(MERGE_STRATEGIES).default('last-write-wins'),
+});
+
+export const registerEditorSchema = z.strictObject({ stepKey: stepKeySchema.nullable().optional() });
+
+export const attestSchema = z.strictObject({ name: z.string().trim().min(1).max(200) });
+
+export const reviewFlagSchema = z.strictObject({ questionId: questionIdSchema, stepKey: stepKeySchema.optional() });
+
+export const createCommentSchema = z.strictObject({
+  comment: z.string().trim().min(1).max(5000),
+  stepKey: stepKeySchema.optional(),
+  questionId: questionIdSchema.optional(),
+});
+
+export const commentActionSchema = z.strictObject({ action: z.enum(['read', 'fixed']) });
+
+export const emailShareSchema = z.strictObject({ sharedWithEmails: z.array(emailSchema).max(100) });
+
+export const transferSchema = z.strictObject({ formId: idSchema, newOwnerEmail: emailSchema });

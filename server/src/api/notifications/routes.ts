@@ -1,0 +1,35 @@
+import Router from '@koa/router';
+import { and, desc, eq, isNull } from 'drizzle-orm';
+import { z } from 'zod';
+import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { notFound } from '../../http/errors.ts';
+import { parse } from '../../http/validate.ts';
+import { notifications } from '../../storage/schema.ts';
+import { presentNotification } from '../../presenters/comment.ts';
+import { idSchema } from '../schemas.ts';
+
+const markReadSchema = z.strictObject({ notificationId: idSchema });
+
+/** Review pings for the signed-in user; read state is stored. */
+export function notificationsRoutes({ storage }: Services): Router {
+  const router = new Router({ prefix: '/notifications' });
+
+  router.get('/', async (ctx) => {
+    const user = authOf(ctx).actor;
+    const rows = await storage.db.select().from(notifications).where(eq(notifications.userId, user.id)).orderBy(desc(notifications.createdAt)).limit(100);
+    ctx.body = { notifications: rows.map(presentNotification), unread: rows.filter((row) => !row.readAt).length };
+  });
+
+  router.post('/', async (ctx) => {
+    const user = authOf(ctx).actor;
+    const { notificationId } = parse(markReadSchema, ctx.request.body);
+    const mine = and(eq(notifications.id, notificationId), eq(notifications.userId, user.id));
+    await storage.db.update(notifications).set({ readAt: new Date() }).where(and(mine, isNull(notifications.readAt)));
+    const [row] = await storage.db.select().from(notifications).where(mine).limit(1);
+    if (!row) throw notFound('Notification not found');
+    ctx.body = { success: true, notification: presentNotification(row) };
+  });
+
+  return router;
+}

@@ -1,0 +1,127 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { and, eq } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
+import { parse, pathId } from '../../http/validate.ts';
+import { planSteps } from '../../storage/schema.ts';
+import { canEditStep, canReadStep } from '../../policy/plans.ts';
+import { loadPlan, type PlanContext } from '../../domain/plans/loadPlan.ts';
+import { saveStep } from '../../domain/plans/saveStep.ts';
+import { listStepLocks, refreshStepLock, releaseStepLock } from '../../domain/plans/stepLocks.ts';
+import { listPresence, registerPresence } from '../../domain/plans/presence.ts';
+import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
+import { registerEditorSchema, stepSaveSchema } from '../forms/schemas.ts';
+
+const iso = (date: Date | null) => (date ? date.toISOString() : null);
+
+export function stepsRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/forms/:id' });
+  const { kv } = services;
+
+  async function planFor(ctx: Context): Promise<PlanContext> {
+    return loadPlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
+  }
+
+  /** Step numbers are 1-based positions in the plan's pinned bank (default key order without one). */
+  async function stepOf(ctx: Context, context: PlanContext) {
+    const bank = await services.banks.resolve(context.plan.questionBankVersion);
+    const stepNumber = /^\d{1,3}$/.test(ctx.params.stepNumber ?? '') ? Number(ctx.params.stepNumber) : NaN;
+    const step = bank.steps[stepNumber - 1];
+    if (!step) throw notFound(`No step ${ctx.params.stepNumber} in this plan's question bank`);
+    return { step, stepNumber, stepKeys: stepKeysOf(bank) };
+  }
+
+  router.get('/step/:stepNumber', async (ctx) => {
+    const actor = authOf(ctx).actor;
+    const context = await planFor(ctx);
+    const { step, stepNumber } = await stepOf(ctx, context);
+    if (!canReadStep(context.access, step.key)) throw forbidden();
+    const [[row]] = await Promise.all([
+      services.storage.db
+        .select()
+        .from(planSteps)
+        .where(and(eq(planSteps.formId, context.plan.id), eq(planSteps.stepKey, step.key)))
+        .limit(1),
+      // An open editor keeps its own lock alive.
+      refreshStepLock(kv, services.config.stepLockTtlMs, context.plan.id, step.key, actor.id).catch(() => false),
+    ]);
+    ctx.body = {
+      success: true,
+      stepKey: step.key,
+      stepNumber,
+      stepData: { completed: row?.completed ?? false, data: row?.data ?? {} },
+      lastUpdated: iso(row?.lastUpdated ?? null),
+      revisionCount: row?.revisionCount ?? 0,
+    };
+  });
+
+  router.put('/step/:stepNumber', async (ctx) => {
+    const actor = authOf(ctx).actor;
+    const context = await planFor(ctx);
+    const { step, stepNumber } = await stepOf(ctx, context);
+    const body = parse(stepSaveSchema, ctx.request.body);
+    const result = await saveStep(services, context, actor, step, {
+      data: body.stepData.data,
+      completed: body.stepData.completed,
+      revisionCount: body.revisionCount,
+      lastUpdated: body.lastUpdated,
+      mergeStrategy: body.mergeStrategy,
+    });
+    ctx.body = {
+      success: true,
+      stepKey: step.key,
+      stepNumber,
+      stepData: { completed: result.completed, data: result.data },
+      lastUpdated: iso(result.lastUpdated),
+      revisionCount: result.revisionCount,
+      ...(result.conflicts.length ? { conflicts: result.conflicts } : {}),
+      ...(result.warnings.length ? { warning: result.warnings.join(' ') } : {}),
+    };
+  });
+
+  router.post('/step/:stepNumber/unlock', async (ctx) => {
+    const actor = authOf(ctx).actor;
+    const context = await planFor(ctx);
+    const { step } = await stepOf(ctx, context);
+    if (!canEditStep(context.access, step.key)) throw forbidden();
+    const released = await releaseStepLock(kv, context.plan.id, step.key, actor.id);
+    if (!released) {
+      const [held] = await listStepLocks(kv, context.plan.id, [step.key]);
+      if (held) throw forbidden('Only the lock holder can release this lock');
+    }
+    ctx.body = { success: true, released };
+  });
+
+  router.get('/locks', async (ctx) => {
+    const actor = authOf(ctx).actor;
+    const context = await planFor(ctx);
+    if (!context.access.presence) throw forbidden();
+    const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));
+    const locks = await listStepLocks(kv, context.plan.id, stepKeys);
+    ctx.body = { locks: locks.map((lock) => ({ ...lock, isCurrentUser: lock.lockedBy.userId === actor.id })) };
+  });
+
+  router.get('/editors', async (ctx) => {
+    const context = await planFor(ctx);
+    if (!context.access.presence) throw forbidden();
+    ctx.body = { editors: await listPresence(kv, context.plan.id) };
+  });
+
+  router.post('/editors/register', async (ctx) => {
+    const actor = authOf(ctx).actor;
+    const context = await planFor(ctx);
+    if (!context.access.presence) throw forbidden();
+    const { stepKey = null } = parse(registerEditorSchema, ctx.request.body);
+    if (stepKey !== null) {
+      const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));
+      if (!stepKeys.includes(stepKey)) throw notFound('No such step in this plan');
+      await refreshStepLock(kv, services.config.stepLockTtlMs, context.plan.id, stepKey, actor.id).catch(() => false);
+    }
+    const editor = await registerPresence(kv, context.plan.id, actor, stepKey);
+    ctx.body = { success: true, editor, editors: await listPresence(kv, context.plan.id) };
+  });
+
+  return router;
+}

@@ -1,0 +1,30 @@
+import type { Services } from '../../services.ts';
+import { comments } from '../../storage/schema.ts';
+import { newId } from '../../storage/ids.ts';
+import { forbidden } from '../../http/errors.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { notifyPlanPeople, type NotificationRow } from '../notifications/notifyPlanPeople.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
+
+export type CommentRow = typeof comments.$inferSelect;
+
+/** A Super Admin's review comment; the plan's owner and principal get a ping. */
+export async function createComment(
+  services: Services,
+  caller: Caller,
+  context: PlanContext,
+  input: { comment: string; stepKey?: string | undefined; questionId?: string | undefined },
+): Promise<{ comment: CommentRow; notifications: NotificationRow[] }> {
+  if (!context.access.superAdmin) throw forbidden('Only a Super Admin comments on plans');
+  const actor = caller.auth.actor;
+  return services.storage.db.transaction(async (tx) => {
+    const [comment] = await tx
+      .insert(comments)
+      .values({ id: newId(), formId: context.plan.id, stepKey: input.stepKey ?? null, questionId: input.questionId ?? null, comment: input.comment, authorId: actor.id, authorName: actor.name })
+      .returning();
+    await recordAudit(tx, caller, { action: 'comment.create', targetType: 'plan', targetId: context.plan.id, summary: { commentId: comment!.id, stepKey: input.stepKey ?? null } });
+    const where = input.stepKey ? ` on ${input.stepKey}` : '';
+    const created = await notifyPlanPeople(tx, context.plan, 'comment', `New review comment${where} for ${context.plan.schoolName} ${context.plan.schoolYear}`);
+    return { comment: comment!, notifications: created };
+  });
+}

@@ -1,0 +1,28 @@
+import { and, eq } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { comments } from '../../storage/schema.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
+import type { CommentRow } from './createComment.ts';
+
+/** Marks a comment read or fixed: an editor of the plan or a Super Admin. */
+export async function setCommentStatus(
+  services: Services,
+  caller: Caller,
+  context: PlanContext,
+  commentId: string,
+  status: 'read' | 'fixed',
+): Promise<CommentRow> {
+  if (!context.access.edit && !context.access.superAdmin) throw forbidden();
+  return services.storage.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(comments)
+      .set({ status, updatedAt: new Date() })
+      .where(and(eq(comments.id, commentId), eq(comments.formId, context.plan.id)))
+      .returning();
+    if (!updated) throw notFound('Comment not found');
+    await recordAudit(tx, caller, { action: `comment.${status}`, targetType: 'plan', targetId: context.plan.id, summary: { commentId } });
+    return updated;
+  });
+}

@@ -1,0 +1,19 @@
+import { eq } from 'drizzle-orm';
+import type { Attestation } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import { plans } from '../../storage/schema.ts';
+import { forbidden } from '../../http/errors.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { requireWritable, type PlanContext } from './loadPlan.ts';
+
+/** The plan's own principal signs it (never another school's principal). */
+export async function attestPlan(services: Services, caller: Caller, context: PlanContext, name: string): Promise<Attestation> {
+  requireWritable(context);
+  if (!context.access.principal) throw forbidden('Only the plan’s principal can attest');
+  const attestation: Attestation = { confirmed: true, name, signedAt: new Date().toISOString(), signedBy: caller.auth.actor.email };
+  await services.storage.db.transaction(async (tx) => {
+    await tx.update(plans).set({ attestation, updatedAt: new Date() }).where(eq(plans.id, context.plan.id));
+    await recordAudit(tx, caller, { action: 'plan.attest', targetType: 'plan', targetId: context.plan.id, summary: { after: { name, signedBy: attestation.signedBy } } });
+  });
+  return attestation;
+}

@@ -1,0 +1,71 @@
+import { eq } from 'drizzle-orm';
+import type { PlanStatus } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import { plans } from '../../storage/schema.ts';
+import { badRequest, forbidden } from '../../http/errors.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { notifyPlanPeople, type NotificationRow } from '../notifications/notifyPlanPeople.ts';
+import { requireWritable, type PlanContext, type PlanRow } from './loadPlan.ts';
+
+/** Who moves a plan from one status to another (DESIGN.md section 4). */
+const TRANSITIONS: Record<'submit' | 'review', Partial<Record<PlanStatus, PlanStatus[]>>> = {
+  submit: { draft: ['submitted'], rejected: ['submitted'] },
+  review: { submitted: ['under_review'], under_review: ['approved', 'rejected'] },
+};
+
+export interface StatusChange {
+  action: 'submit' | 'review';
+  status?: PlanStatus | undefined;
+  comment?: string | undefined;
+}
+
+/**
+ * Submit (an editor; a copied plan needs its principal's attestation first) or review (Super Admin).
+ * Any move the table does not allow is a 400 naming `from` and `to`.
+ */
+export async function changePlanStatus(
+  services: Services,
+  caller: Caller,
+  context: PlanContext,
+  change: StatusChange,
+): Promise<{ plan: PlanRow; notifications: NotificationRow[] }> {
+  requireWritable(context);
+  const { plan, access } = context;
+  if (change.action === 'submit' && !access.edit) throw forbidden();
+  if (change.action === 'review' && !access.superAdmin) throw forbidden('Only a Super Admin reviews plans');
+
+  const from = plan.status;
+  const allowed = TRANSITIONS[change.action][from] ?? [];
+  const to = change.status ?? (allowed.length === 1 ? allowed[0] : undefined);
+  if (!to || !allowed.includes(to)) {
+    throw badRequest(`Cannot ${change.action} a plan from ${from}${to ? ` to ${to}` : ''}`, { from, to: to ?? null });
+  }
+  if (change.action === 'submit' && plan.copiedFromId && !plan.attestation?.confirmed) {
+    throw badRequest('Attestation required', { from, to });
+  }
+
+  const now = new Date();
+  return services.storage.db.transaction(async (tx) => {
+    const [updated] = await tx
+      .update(plans)
+      .set({
+        status: to,
+        updatedAt: now,
+        ...(change.action === 'submit' ? { submittedAt: now } : { reviewedAt: now, reviewedBy: caller.auth.actor.id }),
+        ...(change.action === 'review' && change.comment !== undefined ? { reviewComment: change.comment } : {}),
+      })
+      .where(eq(plans.id, plan.id))
+      .returning();
+    await recordAudit(tx, caller, {
+      action: `plan.${change.action}`,
+      targetType: 'plan',
+      targetId: plan.id,
+      summary: { before: { status: from }, after: { status: to } },
+    });
+    const created =
+      change.action === 'review'
+        ? await notifyPlanPeople(tx, updated!, 'review', `${plan.schoolName} ${plan.schoolYear}: plan ${to.replace('_', ' ')}${change.comment ? ` — ${change.comment}` : ''}`)
+        : [];
+    return { plan: updated!, notifications: created };
+  });
+}

@@ -1,0 +1,29 @@
+import { eq } from 'drizzle-orm';
+import type { NeedsUpdateFlag } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import { plans } from '../../storage/schema.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
+import { canEditStep } from '../../policy/plans.ts';
+import { requireWritable, type PlanContext } from './loadPlan.ts';
+
+/** "Mark reviewed": removes the question's flag (in one step when `stepKey` is given). */
+export async function clearReviewFlag(
+  services: Services,
+  context: PlanContext,
+  questionId: string,
+  stepKey: string | undefined,
+): Promise<{ cleared: NeedsUpdateFlag[]; needsUpdate: NeedsUpdateFlag[] }> {
+  requireWritable(context);
+  const matches = (flag: NeedsUpdateFlag) => flag.questionId === questionId && (stepKey === undefined || flag.stepKey === stepKey);
+  // The row is re-read under a lock so two people marking different flags both land.
+  return services.storage.db.transaction(async (tx) => {
+    const [plan] = await tx.select({ needsUpdate: plans.needsUpdate }).from(plans).where(eq(plans.id, context.plan.id)).for('update');
+    const flags = plan?.needsUpdate ?? [];
+    const cleared = flags.filter(matches);
+    if (cleared.length === 0) throw notFound('No such review flag');
+    if (!cleared.every((flag) => canEditStep(context.access, flag.stepKey))) throw forbidden();
+    const needsUpdate = flags.filter((flag) => !matches(flag));
+    await tx.update(plans).set({ needsUpdate }).where(eq(plans.id, context.plan.id));
+    return { cleared, needsUpdate };
+  });
+}

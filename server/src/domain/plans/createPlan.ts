@@ -1,0 +1,87 @@
+import { and, eq } from 'drizzle-orm';
+import { schoolYearTerm } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import { planSteps, plans, schoolYearSettings, users } from '../../storage/schema.ts';
+import { newId } from '../../storage/ids.ts';
+import { isUniqueViolation } from '../../storage/errors.ts';
+import { badRequest, conflict, forbidden } from '../../http/errors.ts';
+import { stepKeysOf } from '../questionBank/bankCatalog.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+
+export interface NewPlan {
+  schoolName: string;
+  schoolYear: string;
+  initialOwnerEmail?: string | undefined;
+}
+
+/**
+ * Creates a school's plan for a year: principals for their own school, Super Admins for any (with
+ * an optional level-4 owner). The plan pins the year's bank version and gets one row per step.
+ */
+export async function createPlan(services: Services, caller: Caller, input: NewPlan): Promise<string> {
+  const actor = caller.auth.actor;
+  if (actor.level < 4) throw forbidden();
+  if (actor.level === 4 && input.schoolName !== actor.schoolName) throw forbidden('Principals can only create plans for their own school');
+  if (input.initialOwnerEmail !== undefined && actor.level !== 5) throw forbidden('Only a Super Admin can choose the owner');
+  const db = services.storage.db;
+
+  const [settings] = await db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, input.schoolYear)).limit(1);
+  if (settings?.archived) throw badRequest(`The ${input.schoolYear} school year is archived`);
+
+  let owner = actor;
+  if (input.initialOwnerEmail !== undefined) {
+    const [chosen] = await db.select().from(users).where(eq(users.email, input.initialOwnerEmail)).limit(1);
+    if (!chosen || chosen.level !== 4 || !chosen.isActive) throw badRequest('initialOwnerEmail must belong to an active principal (level 4)');
+    owner = chosen;
+  }
+  // The school's principal signs the plan; a Super Admin owner still leaves the school's principal in charge.
+  const principalEmail =
+    owner.level === 4
+      ? owner.email
+      : ((
+          await db
+            .select({ email: users.email })
+            .from(users)
+            .where(and(eq(users.schoolName, input.schoolName), eq(users.level, 4), eq(users.isActive, true), eq(users.isDemo, false)))
+            .limit(1)
+        )[0]?.email ?? null);
+
+  const bankVersion = settings?.questionBankVersion ?? (await services.banks.publishedVersion());
+  const stepKeys = stepKeysOf(bankVersion ? await services.banks.version(bankVersion) : null);
+  const id = newId();
+  try {
+    await db.transaction(async (tx) => {
+      if (!settings) {
+        const term = schoolYearTerm(input.schoolYear);
+        await tx
+          .insert(schoolYearSettings)
+          .values({ schoolYear: input.schoolYear, questionBankVersion: bankVersion, termStart: term.start, termEnd: term.end })
+          .onConflictDoNothing();
+      }
+      await tx.insert(plans).values({
+        id,
+        schoolName: input.schoolName,
+        schoolYear: input.schoolYear,
+        userId: owner.id,
+        principalEmail,
+        questionBankVersion: bankVersion,
+      });
+      await tx.insert(planSteps).values(stepKeys.map((stepKey) => ({ formId: id, stepKey })));
+      await recordAudit(tx, caller, {
+        action: 'plan.create',
+        targetType: 'plan',
+        targetId: id,
+        summary: { after: { schoolName: input.schoolName, schoolYear: input.schoolYear, ownerEmail: owner.email, principalEmail } },
+      });
+    });
+  } catch (error) {
+    if (!isUniqueViolation(error)) throw error;
+    const [existing] = await db
+      .select({ id: plans.id })
+      .from(plans)
+      .where(and(eq(plans.schoolName, input.schoolName), eq(plans.schoolYear, input.schoolYear)))
+      .limit(1);
+    throw conflict(`${input.schoolName} already has a plan for ${input.schoolYear}`, { existingFormId: existing?.id ?? null });
+  }
+  return id;
+}

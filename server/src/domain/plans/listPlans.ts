@@ -1,0 +1,56 @@
+import { and, desc, eq, exists, or, sql, type SQL } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import type { UserRow } from '../../auth/sessions.ts';
+import { planShares, planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
+import type { PlanRow } from './loadPlan.ts';
+
+export interface PlanListing {
+  rows: { plan: PlanRow; completedStepKeys: string[]; yearArchived: boolean }[];
+  total: number;
+}
+
+/**
+ * The plans a user may list: level 5 all; level 4 own school plus assigned; lower levels owned,
+ * assigned or shared. Completed step keys come from the step rows in the same query.
+ */
+export async function listPlans(
+  { storage }: Services,
+  actor: UserRow,
+  query: { schoolYear?: string | undefined; page: number; limit: number },
+): Promise<PlanListing> {
+  const sharedWithActor = exists(
+    storage.db
+      .select({ one: sql`1` })
+      .from(planShares)
+      .where(and(eq(planShares.formId, plans.id), eq(planShares.userId, actor.id))),
+  );
+  const personal = [
+    eq(plans.userId, actor.id),
+    eq(plans.principalEmail, actor.email),
+    eq(plans.assignedTo, actor.email),
+    sql`${plans.sharedWithEmails} @> ${JSON.stringify([actor.email])}::jsonb`,
+    sharedWithActor,
+  ];
+  const filters: SQL[] = [];
+  if (actor.level === 4) filters.push(or(eq(plans.schoolName, actor.schoolName), ...personal)!);
+  else if (actor.level < 4) filters.push(or(...personal)!);
+  if (query.schoolYear) filters.push(eq(plans.schoolYear, query.schoolYear));
+  const where = filters.length ? and(...filters) : undefined;
+
+  const completed = sql<string[]>`coalesce((select array_agg(${planSteps.stepKey}) from ${planSteps} where ${planSteps.formId} = ${plans.id} and ${planSteps.completed}), '{}')`;
+  const [rows, [count]] = await Promise.all([
+    storage.db
+      .select({ plan: plans, completedStepKeys: completed, archived: schoolYearSettings.archived })
+      .from(plans)
+      .leftJoin(schoolYearSettings, eq(schoolYearSettings.schoolYear, plans.schoolYear))
+      .where(where)
+      .orderBy(desc(plans.schoolYear), plans.schoolName)
+      .limit(query.limit)
+      .offset((query.page - 1) * query.limit),
+    storage.db.select({ total: sql<number>`count(*)::int` }).from(plans).where(where),
+  ]);
+  return {
+    total: count?.total ?? 0,
+    rows: rows.map((row) => ({ plan: row.plan, completedStepKeys: row.completedStepKeys, yearArchived: row.archived ?? false })),
+  };
+}

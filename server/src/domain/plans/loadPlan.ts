@@ -1,0 +1,50 @@
+import { and, eq } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import type { UserRow } from '../../auth/sessions.ts';
+import { planShares, plans, schoolYearSettings } from '../../storage/schema.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
+import { planAccess, type PlanAccess } from '../../policy/plans.ts';
+
+export type PlanRow = typeof plans.$inferSelect;
+export type ShareRow = typeof planShares.$inferSelect;
+
+export interface PlanContext {
+  plan: PlanRow;
+  share: ShareRow | null;
+  access: PlanAccess;
+  yearArchived: boolean;
+  /** Writes are allowed: the year is live, or this plan has the live override. */
+  writable: boolean;
+}
+
+/** A plan with the caller's access to it, in one query; 404 when it does not exist. */
+export async function loadPlan({ storage }: Services, actor: UserRow, formId: string): Promise<PlanContext> {
+  const [row] = await storage.db
+    .select({ plan: plans, share: planShares, archived: schoolYearSettings.archived })
+    .from(plans)
+    .leftJoin(planShares, and(eq(planShares.formId, plans.id), eq(planShares.userId, actor.id)))
+    .leftJoin(schoolYearSettings, eq(schoolYearSettings.schoolYear, plans.schoolYear))
+    .where(eq(plans.id, formId))
+    .limit(1);
+  if (!row) throw notFound('Plan not found');
+  const yearArchived = row.archived ?? false;
+  return {
+    plan: row.plan,
+    share: row.share,
+    access: planAccess(actor, row.plan, row.share),
+    yearArchived,
+    writable: !yearArchived || row.plan.allowEditsWhenArchived,
+  };
+}
+
+/** Loads the plan and requires read access. */
+export async function loadReadablePlan(services: Services, actor: UserRow, formId: string): Promise<PlanContext> {
+  const context = await loadPlan(services, actor, formId);
+  if (!context.access.read) throw forbidden();
+  return context;
+}
+
+/** Refuses writes to an archived year's plan without the live override. */
+export function requireWritable(context: PlanContext): void {
+  if (!context.writable) throw forbidden('This school year is archived; the plan is read-only');
+}

@@ -1,0 +1,145 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { answerSchema, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import type { UserRow } from '../../auth/sessions.ts';
+import { planSteps } from '../../storage/schema.ts';
+import { HttpError, badRequest, conflict, forbidden } from '../../http/errors.ts';
+import { canEditStep } from '../../policy/plans.ts';
+import { requireWritable, type PlanContext } from './loadPlan.ts';
+import { claimStepLock, type StepLock } from './stepLocks.ts';
+
+export const MERGE_STRATEGIES = ['last-write-wins', 'merge', 'reject'] as const;
+export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
+
+export interface StepSave {
+  data: Record<string, unknown>;
+  completed?: boolean | undefined;
+  /** The client's base: the revision it last saw (exact), else the lastUpdated it last saw. */
+  revisionCount?: number | undefined;
+  lastUpdated?: string | null | undefined;
+  mergeStrategy: MergeStrategy;
+}
+
+export interface StepSaveResult {
+  stepKey: string;
+  completed: boolean;
+  data: StepAnswers;
+  revisionCount: number;
+  lastUpdated: Date | null;
+  conflicts: string[];
+  warnings: string[];
+  /** Set when this save took the step lock (not a renewal). */
+  lockAcquired: StepLock | null;
+}
+
+type StepRow = typeof planSteps.$inferSelect;
+
+/** Validates every sent answer against its question; unknown ids and wrong types are a 400. */
+function validateAnswers(step: Step, data: Record<string, unknown>): StepAnswers {
+  const answers: StepAnswers = {};
+  for (const [questionId, value] of Object.entries(data)) {
+    const question = step.questions.find((q) => q.id === questionId);
+    if (!question) throw badRequest(`Unknown question ${questionId} in step ${step.key}`);
+    const parsed = answerSchema(question).safeParse(value);
+    if (!parsed.success) throw badRequest(`Invalid answer for ${questionId}: ${parsed.error.issues[0]?.message ?? 'wrong type'}`);
+    answers[questionId] = parsed.data as Answer;
+  }
+  return answers;
+}
+
+/** The revision the client based its edit on; unknown bases count from the empty step (conservative). */
+function baseRevision(save: StepSave, row: StepRow): number {
+  if (save.revisionCount !== undefined) return Math.min(save.revisionCount, row.revisionCount);
+  if (!row.lastUpdated) return row.revisionCount;
+  if (save.lastUpdated && new Date(save.lastUpdated).getTime() >= row.lastUpdated.getTime()) return row.revisionCount;
+  return 0;
+}
+
+const MAX_ATTEMPTS = 100;
+
+/**
+ * Saves one step: archived year → 403, access → 403, step lock (423 while another user holds it,
+ * unless the caller edits live), rate limit (never blocking on store failure), then only the
+ * answers that differ are written in one statement guarded by the revision.
+ */
+export async function saveStep(
+  services: Services,
+  context: PlanContext,
+  actor: UserRow,
+  step: Step,
+  save: StepSave,
+  options: { isLiveEditor?: (userId: string) => Promise<boolean> } = {},
+): Promise<StepSaveResult> {
+  requireWritable(context);
+  if (!canEditStep(context.access, step.key)) throw forbidden();
+  const sent = validateAnswers(step, save.data);
+  const formId = context.plan.id;
+  const warnings: string[] = [];
+
+  let lockAcquired: StepLock | null = null;
+  try {
+    const attempt = await claimStepLock(services.kv, services.config.stepLockTtlMs, formId, step.key, actor);
+    if (!attempt.acquired && !(await options.isLiveEditor?.(actor.id))) {
+      throw new HttpError(423, 'Step is locked', { lockedBy: attempt.lock.lockedBy, expiresAt: attempt.lock.expiresAt });
+    }
+    if (attempt.acquired && !attempt.refreshed) lockAcquired = attempt.lock;
+  } catch (error) {
+    if (error instanceof HttpError) throw error;
+    services.logger.warn({ err: error }, 'step lock unavailable; saving without it');
+    warnings.push('Step locking is temporarily unavailable; your changes were saved');
+  }
+
+  const limit = await services.rateLimits.consume('save', `${actor.id}:${formId}`);
+  if (limit.warning) warnings.push(limit.warning);
+
+  const db = services.storage.db;
+  const where = and(eq(planSteps.formId, formId), eq(planSteps.stepKey, step.key));
+  for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
+    const [row] = await db.select().from(planSteps).where(where).limit(1);
+    if (!row) {
+      // A step added to the bank after the plan was created.
+      await db.insert(planSteps).values({ formId, stepKey: step.key }).onConflictDoNothing();
+      continue;
+    }
+    const base = baseRevision(save, row);
+    const dirty: StepAnswers = {};
+    const conflicts: string[] = [];
+    for (const [questionId, value] of Object.entries(sent)) {
+      if (sameAnswer(value, row.data[questionId])) continue;
+      const changedUnderClient = (row.fieldRevisions[questionId] ?? 0) > base;
+      if (save.mergeStrategy !== 'last-write-wins' && changedUnderClient) conflicts.push(questionId);
+      else dirty[questionId] = value;
+    }
+    if (save.mergeStrategy === 'reject' && conflicts.length > 0) {
+      throw conflict('The step changed since you loaded it', {
+        conflict: true,
+        conflicts,
+        serverData: row.data,
+        serverRevision: row.revisionCount,
+        serverLastUpdated: row.lastUpdated?.toISOString() ?? null,
+      });
+    }
+    const merged = { ...row.data, ...dirty };
+    const completed = isStepComplete(step, merged) || save.completed === true;
+    const result = { stepKey: step.key, conflicts, warnings, lockAcquired };
+    if (Object.keys(dirty).length === 0 && completed === row.completed) {
+      return { ...result, completed, data: row.data, revisionCount: row.revisionCount, lastUpdated: row.lastUpdated };
+    }
+    const revision = row.revisionCount + 1;
+    const fieldRevisions = Object.fromEntries(Object.keys(dirty).map((id) => [id, revision]));
+    const [written] = await db
+      .update(planSteps)
+      .set({
+        data: sql`${planSteps.data} || ${JSON.stringify(dirty)}::jsonb`,
+        fieldRevisions: sql`${planSteps.fieldRevisions} || ${JSON.stringify(fieldRevisions)}::jsonb`,
+        completed,
+        revisionCount: revision,
+        lastUpdated: new Date(),
+        updatedBy: actor.id,
+      })
+      .where(and(where, eq(planSteps.revisionCount, row.revisionCount)))
+      .returning();
+    if (written) return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
+  }
+  throw conflict('The step is being saved by many writers at once; try again');
+}

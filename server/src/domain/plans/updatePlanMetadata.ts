@@ -1,0 +1,36 @@
+import { eq } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { plans } from '../../storage/schema.ts';
+import { forbidden } from '../../http/errors.ts';
+import { isUniqueViolation } from '../../storage/errors.ts';
+import { conflict } from '../../http/errors.ts';
+import { canManagePlan } from '../../policy/plans.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { requireWritable, type PlanContext, type PlanRow } from './loadPlan.ts';
+
+export interface PlanMetadata {
+  schoolName?: string | undefined;
+  principalEmail?: string | undefined;
+  assignedTo?: string | null | undefined;
+}
+
+/** Metadata only (school, principal, assignee): the school's principal or a Super Admin; status moves elsewhere. */
+export async function updatePlanMetadata(services: Services, caller: Caller, context: PlanContext, changes: PlanMetadata): Promise<PlanRow> {
+  requireWritable(context);
+  if (!canManagePlan(context.access)) throw forbidden();
+  if (changes.schoolName !== undefined && changes.schoolName !== context.plan.schoolName && !context.access.superAdmin) {
+    throw forbidden('Only a Super Admin can move a plan to another school');
+  }
+  const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as PlanMetadata;
+  try {
+    return await services.storage.db.transaction(async (tx) => {
+      const [updated] = await tx.update(plans).set({ ...fields, updatedAt: new Date() }).where(eq(plans.id, context.plan.id)).returning();
+      const before = Object.fromEntries(Object.keys(fields).map((key) => [key, context.plan[key as keyof PlanMetadata]]));
+      await recordAudit(tx, caller, { action: 'plan.update', targetType: 'plan', targetId: context.plan.id, summary: { before, after: fields } });
+      return updated!;
+    });
+  } catch (error) {
+    if (isUniqueViolation(error)) throw conflict('That school already has a plan for this year');
+    throw error;
+  }
+}

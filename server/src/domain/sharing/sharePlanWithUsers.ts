@@ -1,0 +1,37 @@
+import { inArray } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { planShares, users } from '../../storage/schema.ts';
+import { badRequest, forbidden } from '../../http/errors.ts';
+import { canSharePlan } from '../../policy/plans.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { stepKeysOf } from '../questionBank/bankCatalog.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
+
+/** Shares (or re-shares) a plan with users: `view` or `edit`, limited to `sections` (empty: every step). */
+export async function sharePlanWithUsers(
+  services: Services,
+  caller: Caller,
+  context: PlanContext,
+  input: { userIds: string[]; permissions: 'view' | 'edit'; sections: string[] },
+): Promise<string[]> {
+  if (!canSharePlan(caller.auth.actor, context.plan)) throw forbidden();
+  const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));
+  const unknown = input.sections.filter((key) => !stepKeys.includes(key));
+  if (unknown.length) throw badRequest(`Unknown sections: ${unknown.join(', ')}`);
+  const ids = [...new Set(input.userIds)];
+  const found = await services.storage.db.select({ id: users.id }).from(users).where(inArray(users.id, ids));
+  const missing = ids.filter((id) => !found.some((user) => user.id === id));
+  if (missing.length) throw badRequest(`Unknown users: ${missing.join(', ')}`);
+
+  await services.storage.db.transaction(async (tx) => {
+    await tx
+      .insert(planShares)
+      .values(ids.map((userId) => ({ formId: context.plan.id, userId, permission: input.permissions, sections: input.sections, sharedBy: caller.auth.actor.id })))
+      .onConflictDoUpdate({
+        target: [planShares.formId, planShares.userId],
+        set: { permission: input.permissions, sections: input.sections, sharedBy: caller.auth.actor.id },
+      });
+    await recordAudit(tx, caller, { action: 'plan.share', targetType: 'plan', targetId: context.plan.id, summary: { userIds: ids, permissions: input.permissions, sections: input.sections } });
+  });
+  return ids;
+}

@@ -1,0 +1,20 @@
+import { and, eq, inArray } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { planShares } from '../../storage/schema.ts';
+import { forbidden } from '../../http/errors.ts';
+import { canSharePlan } from '../../policy/plans.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
+
+/** Removes shares; returns the ids that had one. */
+export async function unsharePlan(services: Services, caller: Caller, context: PlanContext, userIds: string[]): Promise<string[]> {
+  if (!canSharePlan(caller.auth.actor, context.plan)) throw forbidden();
+  return services.storage.db.transaction(async (tx) => {
+    const removed = await tx
+      .delete(planShares)
+      .where(and(eq(planShares.formId, context.plan.id), inArray(planShares.userId, userIds)))
+      .returning({ userId: planShares.userId });
+    await recordAudit(tx, caller, { action: 'plan.unshare', targetType: 'plan', targetId: context.plan.id, summary: { userIds: removed.map((r) => r.userId) } });
+    return removed.map((r) => r.userId);
+  });
+}

@@ -1,0 +1,28 @@
+import type { CommentRow } from '../domain/comments/createComment.ts';
+import type { NotificationRow } from '../domain/notifications/notifyPlanPeople.ts';
+
+export function presentComment(row: CommentRow) {
+  return {
+    _id: row.id,
+    formId: row.formId,
+    stepKey: row.stepKey,
+    questionId: row.questionId,
+    comment: row.comment,
+    authorId: row.authorId,
+    authorName: row.authorName,
+    status: row.status,
+    createdAt: row.createdAt.toISOString(),
+    updatedAt: row.updatedAt.toISOString(),
+  };
+}
+
+export function presentNotification(row: NotificationRow) {
+  return {
+    _id: row.id,
+    formId: row.formId,
+    kind: row.kind,
+    message: row.message,
+    createdAt: row.createdAt.toISOString(),
+    readAt: row.readAt ? row.readAt.toISOString() : null,
+  };
+}
