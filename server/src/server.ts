@@ -12,7 +12,9 @@ import { deleteExpiredSessions } from './auth/sessions.ts';
 import { ensureBundledBank } from './domain/questionBank/ensureBundledBank.ts';
 import { BankCatalog } from './domain/questionBank/bankCatalog.ts';
 import { seedDemoDistrict, isDatabaseEmpty } from './seed/demoDistrict.ts';
-import type { Services } from './services.ts';
+import { createRealtimeGateway, REALTIME_PATH } from './realtime/gateway.ts';
+import { createCollabServer, COLLAB_PATH } from './collab/collabServer.ts';
+import type { BaseServices, Services } from './services.ts';
 
 export interface RunningServer {
   url: string;
@@ -22,7 +24,12 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
-/** Wires storage, the shared store and the HTTP app on one server; `stop` drains and closes them. */
+const pathOf = (request: http.IncomingMessage) => (request.url ?? '/').split('?')[0]!;
+
+/**
+ * Wires storage, the shared store, the HTTP app, the realtime gateway (/realtime) and the
+ * collaboration server (/collab) on one HTTP server; `stop` drains and closes them in order.
+ */
 export async function startServer(baseConfig: Config, logger: Logger = createLogger(baseConfig.logLevel)): Promise<RunningServer> {
   // Listen first: with PORT=0 the app's own address (sign-in redirects) is known only then.
   let handler: http.RequestListener = (_req, res) => res.writeHead(503).end();
@@ -37,15 +44,34 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
 
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
   const kv = openKeyValueStore(config.redisUrl, config.redisPrefix);
-  const rateLimits = new RateLimits(kv, { isProduction: config.isProduction, logger });
-  const services: Services = { config, logger, storage, kv, rateLimits, banks: new BankCatalog(storage.db) };
+  const base: BaseServices = {
+    config,
+    logger,
+    storage,
+    kv,
+    rateLimits: new RateLimits(kv, { isProduction: config.isProduction, logger }),
+    banks: new BankCatalog(storage.db),
+  };
 
   await ensureBundledBank(storage.db);
-  await deleteExpiredSessions(services);
+  await deleteExpiredSessions(base);
   if (config.seed === 'demo' && (await isDatabaseEmpty(storage.db))) {
     await seedDemoDistrict(storage.db);
     logger.info('demo district loaded');
   }
+
+  const gateway = createRealtimeGateway(httpServer, base);
+  const collab = createCollabServer(base);
+  gateway.onAccessChanged((scope) => collab.revalidate(scope));
+  const services: Services = { ...base, events: gateway, liveDocuments: collab };
+
+  // Socket.IO claims /realtime itself; /collab goes to Hocuspocus; any other upgrade is refused.
+  httpServer.on('upgrade', (request, socket, head) => {
+    socket.on('error', (error) => logger.debug({ err: error }, 'upgrade socket error'));
+    const path = pathOf(request);
+    if (path === COLLAB_PATH || path.startsWith(`${COLLAB_PATH}/`)) collab.handleUpgrade(request, socket, head);
+    else if (!path.startsWith(REALTIME_PATH)) socket.destroy();
+  });
 
   const identity = createIdentity(config);
   handler = createHttpApp(services, identity).callback();
@@ -54,10 +80,11 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   let stopping: Promise<void> | undefined;
   const stop = () =>
     (stopping ??= (async () => {
-      await new Promise<void>((resolve) => {
-        httpServer.close(() => resolve());
-        httpServer.closeIdleConnections();
-      });
+      const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
+      httpServer.closeIdleConnections();
+      await collab.close();
+      await gateway.close();
+      await closed;
       await kv.close();
       await storage.close();
     })());

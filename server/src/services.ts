@@ -4,13 +4,20 @@ import type { Storage } from './storage/database.ts';
 import type { KeyValueStore } from './kv/index.ts';
 import type { RateLimits } from './http/rateLimits.ts';
 import type { BankCatalog } from './domain/questionBank/bankCatalog.ts';
+import type { LiveDocuments, RealtimeEvents } from './realtime/events.ts';
 
 /** The process-level parts every route and domain function may use; built once by `startServer`. */
-export interface Services {
+export interface BaseServices {
   config: Config;
   logger: Logger;
   storage: Storage;
   kv: KeyValueStore;
   rateLimits: RateLimits;
   banks: BankCatalog;
+}
+
+/** With the live parts: events to connected clients, and the collaborative documents. */
+export interface Services extends BaseServices {
+  events: RealtimeEvents;
+  liveDocuments: LiveDocuments;
 }

@@ -4,3 +4,4 @@ export * from './roles.ts';
 export * from './questionBank.ts';
 export * from './answers.ts';
 export * from './records.ts';
+export * from './collabDocument.ts';

@@ -2,7 +2,7 @@ import { eq, inArray, lt } from 'drizzle-orm';
 import { alias } from 'drizzle-orm/pg-core';
 import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
-import type { Services } from '../services.ts';
+import type { BaseServices } from '../services.ts';
 import { sessions, users } from '../storage/schema.ts';
 
 export const SESSION_COOKIE = 'csp.session-token';
@@ -33,7 +33,7 @@ export function sessionIdOf(token: string): string {
   return encodeHexLowerCase(sha256(new TextEncoder().encode(token)));
 }
 
-export async function createSession({ storage }: Services, userId: string, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
+export async function createSession({ storage }: BaseServices, userId: string, now = new Date()): Promise<{ token: string; expiresAt: Date }> {
   const token = generateSessionToken();
   const expiresAt = new Date(now.getTime() + SESSION_MAX_AGE_MS);
   await storage.db.insert(sessions).values({ id: sessionIdOf(token), userId, expiresAt, createdAt: now });
@@ -43,7 +43,7 @@ export async function createSession({ storage }: Services, userId: string, now =
 const previewUsers = alias(users, 'preview_users');
 
 /** The session behind a cookie token, or null when it is unknown, expired, denied or its user inactive. */
-export async function validateSessionToken(services: Services, token: string): Promise<Auth | null> {
+export async function validateSessionToken(services: BaseServices, token: string): Promise<Auth | null> {
   if (!/^[a-z2-7]{32}$/.test(token)) return null;
   const sessionId = sessionIdOf(token);
   if (await isDenied(services, sessionId)) return null;
@@ -68,7 +68,7 @@ export async function validateSessionToken(services: Services, token: string): P
  * The deny entry makes every process refuse the session at once; the row's deletion makes that
  * hold without Redis too (validation reads the database).
  */
-async function isDenied({ kv, logger }: Services, sessionId: string): Promise<boolean> {
+async function isDenied({ kv, logger }: BaseServices, sessionId: string): Promise<boolean> {
   try {
     return (await kv.get(denyKey(sessionId))) !== null;
   } catch (error) {
@@ -77,7 +77,7 @@ async function isDenied({ kv, logger }: Services, sessionId: string): Promise<bo
   }
 }
 
-async function deny({ kv, logger }: Services, entries: { id: string; expiresAt: Date }[]): Promise<void> {
+async function deny({ kv, logger }: BaseServices, entries: { id: string; expiresAt: Date }[]): Promise<void> {
   await Promise.all(
     entries.map(({ id, expiresAt }) =>
       kv.set(denyKey(id), '1', Math.max(1000, expiresAt.getTime() - Date.now())).catch((error: unknown) => {
@@ -87,13 +87,13 @@ async function deny({ kv, logger }: Services, entries: { id: string; expiresAt: 
   );
 }
 
-export async function invalidateSession(services: Services, sessionId: string): Promise<void> {
+export async function invalidateSession(services: BaseServices, sessionId: string): Promise<void> {
   const removed = await services.storage.db.delete(sessions).where(eq(sessions.id, sessionId)).returning({ id: sessions.id, expiresAt: sessions.expiresAt });
   await deny(services, removed.length ? removed : [{ id: sessionId, expiresAt: new Date(Date.now() + SESSION_MAX_AGE_MS) }]);
 }
 
 /** Ends every session of these users (deactivated, deleted). */
-export async function invalidateUserSessions(services: Services, userIds: string[]): Promise<void> {
+export async function invalidateUserSessions(services: BaseServices, userIds: string[]): Promise<void> {
   if (userIds.length === 0) return;
   const removed = await services.storage.db
     .delete(sessions)
@@ -102,10 +102,10 @@ export async function invalidateUserSessions(services: Services, userIds: string
   await deny(services, removed);
 }
 
-export async function setPreviewUser(services: Services, sessionId: string, previewUserId: string | null): Promise<void> {
+export async function setPreviewUser(services: BaseServices, sessionId: string, previewUserId: string | null): Promise<void> {
   await services.storage.db.update(sessions).set({ previewUserId }).where(eq(sessions.id, sessionId));
 }
 
-export async function deleteExpiredSessions(services: Services): Promise<void> {
+export async function deleteExpiredSessions(services: BaseServices): Promise<void> {
   await services.storage.db.delete(sessions).where(lt(sessions.expiresAt, new Date()));
 }

@@ -271,8 +271,7 @@ describe('sign-in through the real OpenID Connect flow', () => {
     client.cookies.set(SIGN_IN_COOKIE, forged);
     const outcome = await finishCallback(client, callback);
     expect(isRedirect(outcome.status)).toBe(true);
-    console.log("LOC", outcome.location);
-    expect(outcome.location).toMatch(/^\/login\?error=/);
+    expect(outcome.location).toBe('/login?error=expired');
     expect(sessionCookieLine(outcome.setCookies)).toBeUndefined();
     expect((await client.get('/api/auth/session')).status).toBe(401);
     expect(await sessionCount(server)).toBe(before);
@@ -284,8 +283,7 @@ describe('sign-in through the real OpenID Connect flow', () => {
     const attacker = await flowToCallback(server.url, 'teacher.riverside@example.org');
     // The victim's browser is made to load the attacker's callback URL.
     const outcome = await finishCallback(victim.client, attacker.callback);
-    console.log("LOC", outcome.location);
-    expect(outcome.location).toMatch(/^\/login\?error=/);
+    expect(outcome.location).toBe('/login?error=failed');
     expect(sessionCookieLine(outcome.setCookies)).toBeUndefined();
     expect((await victim.client.get('/api/auth/session')).status).toBe(401);
     expect(await sessionCount(server)).toBe(before);
@@ -303,8 +301,7 @@ describe('sign-in through the real OpenID Connect flow', () => {
     const replayer = new HttpClient(server.url);
     for (const [name, value] of stateCookies) replayer.cookies.set(name, value);
     const replay = await finishCallback(replayer, callback);
-    console.log("REPLAY", replay.location);
-    expect(replay.location).toMatch(/^\/login\?error=/);
+    expect(replay.location).toBe('/login?error=failed');
     expect(sessionCookieLine(replay.setCookies)).toBeUndefined();
     expect(await sessionCount(server)).toBe(before);
   });
@@ -468,8 +465,7 @@ describe('sessions, the access gate, the same-origin guard, role preview and the
     it('cannot be bypassed with dot segments or an odd case in the path', async () => {
       for (const path of ['/api/auth/../users', '/api/auth/%2e%2e/users', '/api/health/../users', '/api/auth/..%2fusers', '/api/Users']) {
         const response = await rawRequest(server.url, 'GET', path, { 'x-forwarded-for': '192.0.2.10' });
-        console.log("DOT", path, response.status, JSON.stringify(response.body));
-        expect(response.status, path).not.toBe(200);
+        expect([401, 404], `${path} answered ${response.status}`).toContain(response.status);
         expect(JSON.stringify(response.body ?? '')).not.toContain('superadmin@example.org');
       }
     });
@@ -519,7 +515,7 @@ describe('sessions, the access gate, the same-origin guard, role preview and the
       const body = newUserBody();
       const cases: [string, string][] = [
         ['text/plain', JSON.stringify(body)],
-        ['application/x-www-form-urlencoded', new URLSearchParams(Object.entries(body).map(([k, v]) => [k, String(v)])).toString()],
+        ['application/x-www-form-urlencoded', new URLSearchParams(Object.entries(body).map(([k, v]): [string, string] => [k, String(v)])).toString()],
         ['multipart/form-data; boundary=x', `--x\r\nContent-Disposition: form-data; name="name"\r\n\r\nGuarded\r\n--x--\r\n`],
       ];
       for (const [type, payload] of cases) {
@@ -550,17 +546,18 @@ describe('sessions, the access gate, the same-origin guard, role preview and the
     it('lets a same-origin JSON POST through (Origin, or Sec-Fetch-Site: same-origin), and safe methods from anywhere', async () => {
       const viaOrigin = newUserBody();
       const first = await attempt({ origin: origin(), 'content-type': 'application/json' }, JSON.stringify(viaOrigin));
-      expect(first.status).toBe(201);
+      expect(first.status, JSON.stringify(first.body)).toBeLessThan(300);
       expect(await exists(viaOrigin.email)).toBe(true);
 
       const viaFetchSite = newUserBody();
       const second = await attempt({ 'sec-fetch-site': 'same-origin', 'content-type': 'application/json; charset=utf-8' }, JSON.stringify(viaFetchSite));
-      expect(second.status).toBe(201);
+      expect(second.status, JSON.stringify(second.body)).toBeLessThan(300);
       expect(await exists(viaFetchSite.email)).toBe(true);
 
       const viaClient = newUserBody();
       const third = await (await superAdmin()).post('/api/users/create', viaClient);
-      expect(third.status).toBe(201);
+      expect(third.status).toBeLessThan(300);
+      expect(await exists(viaClient.email)).toBe(true);
 
       const sa = await superAdmin();
       const read = await rawRequest(server.url, 'GET', '/api/auth/session', { cookie: sa.cookieHeader(), origin: 'https://evil.example' });

@@ -65,7 +65,10 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
   });
 
   router.post('/signout', async (ctx) => {
-    if (ctx.state.auth) await invalidateSession(services, ctx.state.auth.sessionId);
+    if (ctx.state.auth) {
+      await invalidateSession(services, ctx.state.auth.sessionId);
+      services.events.accessChanged({ sessionIds: [ctx.state.auth.sessionId] });
+    }
     ctx.cookies.set(SESSION_COOKIE, null, { path: '/' });
     ctx.body = { success: true };
   });
@@ -89,6 +92,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
     if (!target) throw notFound('User not found');
     if (!target.isDemo) throw badRequest('Only demo users can be previewed');
     await setPreviewUser(services, auth.sessionId, target.id);
+    services.events.accessChanged({ sessionIds: [auth.sessionId] });
     await recordAudit(services.storage.db, { auth, ip: ctx.ip }, {
       action: 'auth.preview.start',
       targetType: 'user',
@@ -101,6 +105,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
   router.delete('/preview', async (ctx) => {
     const auth = authOf(ctx);
     await setPreviewUser(services, auth.sessionId, null);
+    services.events.accessChanged({ sessionIds: [auth.sessionId] });
     if (auth.previewing) {
       await recordAudit(services.storage.db, { auth, ip: ctx.ip }, { action: 'auth.preview.stop', targetType: 'user', targetId: auth.actor.id });
     }

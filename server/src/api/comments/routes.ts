@@ -15,7 +15,7 @@ export function commentsRoutes(services: Services): Router {
     const auth = authOf(ctx);
     const context = await loadPlan(services, auth.actor, pathId(ctx.params.id, 'Plan not found'));
     const input = parse(createCommentSchema, ctx.request.body);
-    const { comment } = await createComment(services, { auth, ip: ctx.ip }, context, input);
+    const comment = await createComment(services, { auth, ip: ctx.ip }, context, input);
     ctx.body = { success: true, comment: presentComment(comment) };
   });
 

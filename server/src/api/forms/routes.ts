@@ -78,7 +78,7 @@ export function formsRoutes(services: Services): Router {
       ctx.body = { success: true, form: presentPlanSummary(plan, [], context.yearArchived) };
       return;
     }
-    const { plan } = await changePlanStatus(services, caller, context, body);
+    const plan = await changePlanStatus(services, caller, context, body);
     ctx.body = { success: true, status: plan.status, form: presentPlanSummary(plan, [], context.yearArchived) };
   });
 

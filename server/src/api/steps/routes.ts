@@ -86,11 +86,10 @@ export function stepsRoutes(services: Services): Router {
     const context = await planFor(ctx);
     const { step } = await stepOf(ctx, context);
     if (!canEditStep(context.access, step.key)) throw forbidden();
+    const [held] = await listStepLocks(kv, context.plan.id, [step.key]);
     const released = await releaseStepLock(kv, context.plan.id, step.key, actor.id);
-    if (!released) {
-      const [held] = await listStepLocks(kv, context.plan.id, [step.key]);
-      if (held) throw forbidden('Only the lock holder can release this lock');
-    }
+    if (released && held) services.events.lockChanged(context.plan.id, 'released', held);
+    if (!released && held && held.lockedBy.userId !== actor.id) throw forbidden('Only the lock holder can release this lock');
     ctx.body = { success: true, released };
   });
 
@@ -120,7 +119,9 @@ export function stepsRoutes(services: Services): Router {
       await refreshStepLock(kv, services.config.stepLockTtlMs, context.plan.id, stepKey, actor.id).catch(() => false);
     }
     const editor = await registerPresence(kv, context.plan.id, actor, stepKey);
-    ctx.body = { success: true, editor, editors: await listPresence(kv, context.plan.id) };
+    const editors = await listPresence(kv, context.plan.id);
+    services.events.toPlan(context.plan.id, 'presence', { editors });
+    ctx.body = { success: true, editor, editors };
   });
 
   return router;

@@ -3,8 +3,9 @@ import { comments } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { forbidden } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { notifyPlanPeople, type NotificationRow } from '../notifications/notifyPlanPeople.ts';
+import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
+import { presentComment, presentNotification } from '../../presenters/comment.ts';
 
 export type CommentRow = typeof comments.$inferSelect;
 
@@ -14,10 +15,10 @@ export async function createComment(
   caller: Caller,
   context: PlanContext,
   input: { comment: string; stepKey?: string | undefined; questionId?: string | undefined },
-): Promise<{ comment: CommentRow; notifications: NotificationRow[] }> {
+): Promise<CommentRow> {
   if (!context.access.superAdmin) throw forbidden('Only a Super Admin comments on plans');
   const actor = caller.auth.actor;
-  return services.storage.db.transaction(async (tx) => {
+  const created = await services.storage.db.transaction(async (tx) => {
     const [comment] = await tx
       .insert(comments)
       .values({ id: newId(), formId: context.plan.id, stepKey: input.stepKey ?? null, questionId: input.questionId ?? null, comment: input.comment, authorId: actor.id, authorName: actor.name })
@@ -27,4 +28,7 @@ export async function createComment(
     const created = await notifyPlanPeople(tx, context.plan, 'comment', `New review comment${where} for ${context.plan.schoolName} ${context.plan.schoolYear}`);
     return { comment: comment!, notifications: created };
   });
+  services.events.toPlan(context.plan.id, 'comment', { comment: presentComment(created.comment) });
+  for (const notification of created.notifications) services.events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) });
+  return created.comment;
 }

@@ -5,6 +5,7 @@ import { forbidden, notFound } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
 import type { CommentRow } from './createComment.ts';
+import { presentComment } from '../../presenters/comment.ts';
 
 /** Marks a comment read or fixed: an editor of the plan or a Super Admin. */
 export async function setCommentStatus(
@@ -15,7 +16,7 @@ export async function setCommentStatus(
   status: 'read' | 'fixed',
 ): Promise<CommentRow> {
   if (!context.access.edit && !context.access.superAdmin) throw forbidden();
-  return services.storage.db.transaction(async (tx) => {
+  const comment = await services.storage.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(comments)
       .set({ status, updatedAt: new Date() })
@@ -25,4 +26,6 @@ export async function setCommentStatus(
     await recordAudit(tx, caller, { action: `comment.${status}`, targetType: 'plan', targetId: context.plan.id, summary: { commentId } });
     return updated;
   });
+  services.events.toPlan(context.plan.id, 'comment', { comment: presentComment(comment) });
+  return comment;
 }

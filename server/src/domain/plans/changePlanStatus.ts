@@ -4,7 +4,8 @@ import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
 import { badRequest, forbidden } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { notifyPlanPeople, type NotificationRow } from '../notifications/notifyPlanPeople.ts';
+import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
+import { presentNotification } from '../../presenters/comment.ts';
 import { requireWritable, type PlanContext, type PlanRow } from './loadPlan.ts';
 
 /** Who moves a plan from one status to another (DESIGN.md section 4). */
@@ -28,7 +29,7 @@ export async function changePlanStatus(
   caller: Caller,
   context: PlanContext,
   change: StatusChange,
-): Promise<{ plan: PlanRow; notifications: NotificationRow[] }> {
+): Promise<PlanRow> {
   requireWritable(context);
   const { plan, access } = context;
   if (change.action === 'submit' && !access.edit) throw forbidden();
@@ -45,7 +46,7 @@ export async function changePlanStatus(
   }
 
   const now = new Date();
-  return services.storage.db.transaction(async (tx) => {
+  const changed = await services.storage.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(plans)
       .set({
@@ -68,4 +69,7 @@ export async function changePlanStatus(
         : [];
     return { plan: updated!, notifications: created };
   });
+  services.events.toPlan(plan.id, 'status', { status: to, action: change.action });
+  for (const notification of changed.notifications) services.events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) });
+  return changed.plan;
 }

@@ -16,7 +16,7 @@ export async function clearReviewFlag(
   requireWritable(context);
   const matches = (flag: NeedsUpdateFlag) => flag.questionId === questionId && (stepKey === undefined || flag.stepKey === stepKey);
   // The row is re-read under a lock so two people marking different flags both land.
-  return services.storage.db.transaction(async (tx) => {
+  const result = await services.storage.db.transaction(async (tx) => {
     const [plan] = await tx.select({ needsUpdate: plans.needsUpdate }).from(plans).where(eq(plans.id, context.plan.id)).for('update');
     const flags = plan?.needsUpdate ?? [];
     const cleared = flags.filter(matches);
@@ -26,4 +26,6 @@ export async function clearReviewFlag(
     await tx.update(plans).set({ needsUpdate }).where(eq(plans.id, context.plan.id));
     return { cleared, needsUpdate };
   });
+  for (const flag of result.cleared) services.events.toPlan(context.plan.id, 'flag', { stepKey: flag.stepKey, questionId: flag.questionId });
+  return result;
 }

@@ -18,4 +18,5 @@ export async function deletePlan(services: Services, caller: Caller, context: Pl
       summary: { before: { schoolName: plan.schoolName, schoolYear: plan.schoolYear, status: plan.status } },
     });
   });
+  services.events.accessChanged({ formId: plan.id });
 }

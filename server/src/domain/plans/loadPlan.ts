@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { BaseServices } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { planShares, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
@@ -18,7 +18,7 @@ export interface PlanContext {
 }
 
 /** A plan with the caller's access to it, in one query; 404 when it does not exist. */
-export async function loadPlan({ storage }: Services, actor: UserRow, formId: string): Promise<PlanContext> {
+export async function loadPlan({ storage }: BaseServices, actor: UserRow, formId: string): Promise<PlanContext> {
   const [row] = await storage.db
     .select({ plan: plans, share: planShares, archived: schoolYearSettings.archived })
     .from(plans)
@@ -38,7 +38,7 @@ export async function loadPlan({ storage }: Services, actor: UserRow, formId: st
 }
 
 /** Loads the plan and requires read access. */
-export async function loadReadablePlan(services: Services, actor: UserRow, formId: string): Promise<PlanContext> {
+export async function loadReadablePlan(services: BaseServices, actor: UserRow, formId: string): Promise<PlanContext> {
   const context = await loadPlan(services, actor, formId);
   if (!context.access.read) throw forbidden();
   return context;

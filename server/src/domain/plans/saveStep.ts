@@ -68,7 +68,6 @@ export async function saveStep(
   actor: UserRow,
   step: Step,
   save: StepSave,
-  options: { isLiveEditor?: (userId: string) => Promise<boolean> } = {},
 ): Promise<StepSaveResult> {
   requireWritable(context);
   if (!canEditStep(context.access, step.key)) throw forbidden();
@@ -79,10 +78,14 @@ export async function saveStep(
   let lockAcquired: StepLock | null = null;
   try {
     const attempt = await claimStepLock(services.kv, services.config.stepLockTtlMs, formId, step.key, actor);
-    if (!attempt.acquired && !(await options.isLiveEditor?.(actor.id))) {
+    // A live co-editor's keystrokes already merged through the shared document: the lock does not apply.
+    if (!attempt.acquired && !(await services.liveDocuments.isLiveEditor(formId, step.key, actor.id))) {
       throw new HttpError(423, 'Step is locked', { lockedBy: attempt.lock.lockedBy, expiresAt: attempt.lock.expiresAt });
     }
-    if (attempt.acquired && !attempt.refreshed) lockAcquired = attempt.lock;
+    if (attempt.acquired && !attempt.refreshed) {
+      lockAcquired = attempt.lock;
+      services.events.lockChanged(formId, 'acquired', attempt.lock);
+    }
   } catch (error) {
     if (error instanceof HttpError) throw error;
     services.logger.warn({ err: error }, 'step lock unavailable; saving without it');
@@ -139,7 +142,26 @@ export async function saveStep(
       })
       .where(and(where, eq(planSteps.revisionCount, row.revisionCount)))
       .returning();
-    if (written) return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
+    if (written) {
+      await announceSave(services, formId, step.key, actor, dirty, completed, written);
+      return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
+    }
   }
   throw conflict('The step is being saved by many writers at once; try again');
+}
+
+/** Tells the plan's room, and brings the answers into the live document when the saver is not editing it live. */
+async function announceSave(services: Services, formId: string, stepKey: string, actor: UserRow, dirty: StepAnswers, completed: boolean, written: StepRow) {
+  services.events.toPlan(formId, 'step:saved', {
+    stepKey,
+    revisionCount: written.revisionCount,
+    lastUpdated: written.lastUpdated?.toISOString() ?? null,
+    by: { userId: actor.id, name: actor.name },
+  });
+  try {
+    await services.liveDocuments.applySavedAnswers(formId, stepKey, dirty, completed, actor.id);
+  } catch (error) {
+    // The save is committed; the live document catches up when it is next loaded from storage.
+    services.logger.error({ err: error, formId, stepKey }, 'could not apply a saved step to its live document');
+  }
 }

@@ -18,5 +18,6 @@ export async function setEmailShares(services: Services, caller: Caller, context
       summary: { before: context.plan.sharedWithEmails, after: sharedWithEmails },
     });
   });
+  services.events.accessChanged({ formId: context.plan.id });
   return sharedWithEmails;
 }

@@ -17,4 +17,5 @@ export async function setLiveOverride(services: Services, caller: Caller, contex
       summary: { before: context.plan.allowEditsWhenArchived, after: live },
     });
   });
+  services.events.accessChanged({ formId: context.plan.id });
 }

@@ -33,5 +33,6 @@ export async function sharePlanWithUsers(
       });
     await recordAudit(tx, caller, { action: 'plan.share', targetType: 'plan', targetId: context.plan.id, summary: { userIds: ids, permissions: input.permissions, sections: input.sections } });
   });
+  services.events.accessChanged({ formId: context.plan.id });
   return ids;
 }

@@ -33,7 +33,7 @@ export async function transferOwnership(services: Services, caller: Caller, cont
     transferredBy: caller.auth.actor.email,
     transferredAt: new Date().toISOString(),
   };
-  return db.transaction(async (tx) => {
+  const transferred = await db.transaction(async (tx) => {
     const [updated] = await tx
       .update(plans)
       .set({ userId: newOwner.id, principalEmail: newOwner.email, transferHistory: [...plan.transferHistory, record], updatedAt: new Date() })
@@ -47,4 +47,6 @@ export async function transferOwnership(services: Services, caller: Caller, cont
     });
     return updated!;
   });
+  services.events.accessChanged({ formId: plan.id });
+  return transferred;
 }

@@ -9,7 +9,7 @@ import type { PlanContext } from '../plans/loadPlan.ts';
 /** Removes shares; returns the ids that had one. */
 export async function unsharePlan(services: Services, caller: Caller, context: PlanContext, userIds: string[]): Promise<string[]> {
   if (!canSharePlan(caller.auth.actor, context.plan)) throw forbidden();
-  return services.storage.db.transaction(async (tx) => {
+  const removed = await services.storage.db.transaction(async (tx) => {
     const removed = await tx
       .delete(planShares)
       .where(and(eq(planShares.formId, context.plan.id), inArray(planShares.userId, userIds)))
@@ -17,4 +17,6 @@ export async function unsharePlan(services: Services, caller: Caller, context: P
     await recordAudit(tx, caller, { action: 'plan.unshare', targetType: 'plan', targetId: context.plan.id, summary: { userIds: removed.map((r) => r.userId) } });
     return removed.map((r) => r.userId);
   });
+  services.events.accessChanged({ formId: context.plan.id });
+  return removed;
 }

@@ -69,6 +69,8 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
     });
     return outcome;
   });
-  if (action === 'deactivate') await invalidateUserSessions(services, results.filter((r) => r.success).map((r) => r.userId));
+  const applied = results.filter((r) => r.success).map((r) => r.userId);
+  if (action === 'deactivate') await invalidateUserSessions(services, applied);
+  if (applied.length) services.events.accessChanged({ userIds: applied });
   return results;
 }

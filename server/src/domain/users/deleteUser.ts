@@ -14,4 +14,5 @@ export async function deleteUser(services: Services, caller: Caller, userId: str
     await tx.delete(users).where(eq(users.id, userId));
     await recordAudit(tx, caller, { action: 'user.delete', targetType: 'user', targetId: userId, summary: { before: { email: target.email, level: target.level, schoolName: target.schoolName } } });
   });
+  services.events.accessChanged({ userIds: [userId] });
 }

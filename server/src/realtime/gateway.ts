@@ -1,0 +1,228 @@
+import type http from 'node:http';
+import { Server as SocketServer, type Socket } from 'socket.io';
+import { createAdapter } from '@socket.io/redis-adapter';
+import { z } from 'zod';
+import { STEP_KEY_PATTERN } from '@csp/shared';
+import type { BaseServices } from '../services.ts';
+import { SESSION_COOKIE, validateSessionToken } from '../auth/sessions.ts';
+import { createRedisClient } from '../kv/redis.ts';
+import { ID_PATTERN } from '../storage/ids.ts';
+import { loadPlan } from '../domain/plans/loadPlan.ts';
+import { leavePresence, listPresence, registerPresence } from '../domain/plans/presence.ts';
+import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
+import { isAllowedOrigin, sessionTokenFromCookie } from './origin.ts';
+import type { AccessScope, PlanEventName, RealtimeEvents } from './events.ts';
+import { LockExpiryWatcher } from './lockExpiryWatcher.ts';
+
+export const REALTIME_PATH = '/realtime';
+const PRESENCE_REFRESH_MS = 20_000;
+
+const joinSchema = z.object({ formId: z.string().regex(ID_PATTERN), stepKey: z.string().regex(STEP_KEY_PATTERN).nullish() });
+const leaveSchema = z.object({ formId: z.string().regex(ID_PATTERN) });
+const presenceSchema = z.object({ formId: z.string().regex(ID_PATTERN), stepKey: z.string().regex(STEP_KEY_PATTERN).nullable() });
+
+interface SocketData {
+  token: string;
+  sessionId: string;
+  userId: string;
+  /** Plans this socket joined, with the step it is on. */
+  plans: Map<string, string | null>;
+}
+
+type Ack = (reply: Record<string, unknown>) => void;
+const planRoom = (formId: string) => `plan:${formId}`;
+const userRoom = (userId: string) => `user:${userId}`;
+
+export interface RealtimeGateway extends RealtimeEvents {
+  io: SocketServer;
+  lockWatcher: LockExpiryWatcher;
+  /** Runs on every server process when someone's access may have changed. */
+  onAccessChanged(listener: (scope: AccessScope) => Promise<void>): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Socket.IO on /realtime: authenticated from the session cookie at the handshake (same-origin
+ * only), rooms per plan joined only when the policy allows, presence kept in the shared store.
+ */
+export function createRealtimeGateway(httpServer: http.Server, services: BaseServices): RealtimeGateway {
+  const { config, kv, logger } = services;
+  const io = new SocketServer(httpServer, {
+    path: REALTIME_PATH,
+    serveClient: false,
+    destroyUpgrade: false,
+    allowRequest: (request, callback) => callback(null, isAllowedOrigin(request, config.appUrl)),
+  });
+  const redisClients = config.redisUrl ? [createRedisClient(config.redisUrl), createRedisClient(config.redisUrl)] : [];
+  if (redisClients.length) {
+    // The adapter needs a blocking-capable connection: no offline-queue shortcut.
+    for (const client of redisClients) client.options.enableOfflineQueue = true;
+    io.adapter(createAdapter(redisClients[0]!, redisClients[1]!, { key: `${config.redisPrefix}socket.io` }));
+  }
+
+  const accessListeners: ((scope: AccessScope) => Promise<void>)[] = [];
+  const runAccessListeners = (scope: AccessScope) => {
+    for (const listener of accessListeners) listener(scope).catch((error: unknown) => logger.error({ err: error }, 'access re-check failed'));
+  };
+  io.on('revalidate', runAccessListeners);
+
+  const events: RealtimeEvents = {
+    lockChanged: () => {},
+    toPlan: (formId: string, event: PlanEventName, payload: Record<string, unknown>) => {
+      io.to(planRoom(formId)).emit(event, { formId, ...payload });
+    },
+    toUser: (userId, event, payload) => {
+      io.to(userRoom(userId)).emit(event, payload);
+    },
+    accessChanged: (scope) => {
+      runAccessListeners(scope);
+      io.serverSideEmit('revalidate', scope);
+    },
+  };
+  const lockWatcher = new LockExpiryWatcher(kv, events, logger);
+  events.lockChanged = (formId, state, lock) => (state === 'acquired' ? lockWatcher.acquired(formId, lock) : lockWatcher.released(formId, lock.stepKey, lock.lockedBy));
+
+  io.use(async (socket, next) => {
+    try {
+      const token = sessionTokenFromCookie(socket.request.headers.cookie, SESSION_COOKIE) ?? (socket.handshake.auth?.token as string | undefined) ?? null;
+      const auth = token ? await validateSessionToken(services, token) : null;
+      if (!auth) return next(new Error('Unauthorized'));
+      const data: SocketData = { token: token!, sessionId: auth.sessionId, userId: auth.actor.id, plans: new Map() };
+      socket.data = data;
+      await socket.join(userRoom(auth.actor.id));
+      next();
+    } catch (error) {
+      next(error as Error);
+    }
+  });
+
+  async function broadcastPresence(formId: string) {
+    events.toPlan(formId, 'presence', { editors: await listPresence(kv, formId) });
+  }
+
+  /** The socket's user, freshly checked: the session may have ended since the handshake. */
+  async function currentActor(socket: Socket) {
+    const auth = await validateSessionToken(services, (socket.data as SocketData).token);
+    if (!auth) {
+      socket.disconnect(true);
+      return null;
+    }
+    return auth.actor;
+  }
+
+  io.on('connection', (socket) => {
+    const data = socket.data as SocketData;
+
+    socket.on('plan:join', async (raw: unknown, ack?: Ack) => {
+      const reply = typeof ack === 'function' ? ack : () => {};
+      const parsed = joinSchema.safeParse(raw);
+      if (!parsed.success) return reply({ ok: false, error: 'Invalid request' });
+      try {
+        const actor = await currentActor(socket);
+        if (!actor) return reply({ ok: false, error: 'Unauthorized' });
+        const context = await loadPlan(services, actor, parsed.data.formId).catch(() => null);
+        if (!context || !(context.access.read || context.access.presence)) return reply({ ok: false, error: 'Access denied' });
+        const stepKey = parsed.data.stepKey ?? null;
+        if (stepKey && !stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion)).includes(stepKey)) {
+          return reply({ ok: false, error: 'Unknown step' });
+        }
+        await socket.join(planRoom(parsed.data.formId));
+        data.plans.set(parsed.data.formId, stepKey);
+        if (context.access.presence) {
+          await registerPresence(kv, parsed.data.formId, actor, stepKey);
+          await broadcastPresence(parsed.data.formId);
+        }
+        reply({ ok: true });
+      } catch (error) {
+        logger.error({ err: error }, 'plan:join failed');
+        reply({ ok: false, error: 'Internal error' });
+      }
+    });
+
+    socket.on('presence:step', async (raw: unknown, ack?: Ack) => {
+      const reply = typeof ack === 'function' ? ack : () => {};
+      const parsed = presenceSchema.safeParse(raw);
+      if (!parsed.success || !data.plans.has(parsed.data.formId)) return reply({ ok: false, error: 'Join the plan first' });
+      const actor = await currentActor(socket);
+      if (!actor) return reply({ ok: false, error: 'Unauthorized' });
+      data.plans.set(parsed.data.formId, parsed.data.stepKey);
+      await registerPresence(kv, parsed.data.formId, actor, parsed.data.stepKey);
+      await broadcastPresence(parsed.data.formId);
+      reply({ ok: true });
+    });
+
+    socket.on('plan:leave', async (raw: unknown, ack?: Ack) => {
+      const reply = typeof ack === 'function' ? ack : () => {};
+      const parsed = leaveSchema.safeParse(raw);
+      if (!parsed.success) return reply({ ok: false, error: 'Invalid request' });
+      await leavePlan(socket, parsed.data.formId);
+      reply({ ok: true });
+    });
+
+    socket.on('disconnect', () => {
+      for (const formId of data.plans.keys()) void leavePlan(socket, formId).catch(() => {});
+    });
+  });
+
+  /** Presence goes only when none of the user's other sockets (on any process) is still on the plan. */
+  async function leavePlan(socket: Socket, formId: string) {
+    const data = socket.data as SocketData;
+    if (!data.plans.delete(formId)) return;
+    await socket.leave(planRoom(formId));
+    const others = await io.in(planRoom(formId)).fetchSockets();
+    if (others.some((other) => (other.data as SocketData).userId === data.userId)) return;
+    const [editor] = (await listPresence(kv, formId)).filter((entry) => entry.userId === data.userId);
+    if (editor) {
+      await leavePresence(kv, formId, editor.email);
+      await broadcastPresence(formId);
+    }
+  }
+
+  /** Open sockets keep their users' presence alive (it lapses 60 s after the last heartbeat). */
+  const refresher = setInterval(async () => {
+    for (const socket of io.of('/').sockets.values()) {
+      const data = socket.data as SocketData;
+      if (data.plans.size === 0) continue;
+      const auth = await validateSessionToken(services, data.token).catch(() => null);
+      if (!auth) continue;
+      for (const [formId, stepKey] of data.plans) await registerPresence(kv, formId, auth.actor, stepKey).catch(() => {});
+    }
+  }, PRESENCE_REFRESH_MS);
+  refresher.unref();
+
+  /** Sockets whose access ended leave their plan rooms (or disconnect when the session ended). */
+  accessListeners.push(async (scope) => {
+    for (const socket of io.of('/').sockets.values()) {
+      const data = socket.data as SocketData;
+      const concerned =
+        scope.all ||
+        scope.userIds?.includes(data.userId) ||
+        scope.sessionIds?.includes(data.sessionId) ||
+        (scope.formId !== undefined && data.plans.has(scope.formId));
+      if (!concerned) continue;
+      const auth = await validateSessionToken(services, data.token);
+      if (!auth) {
+        socket.disconnect(true);
+        continue;
+      }
+      for (const formId of [...data.plans.keys()]) {
+        const context = await loadPlan(services, auth.actor, formId).catch(() => null);
+        if (!context || !(context.access.read || context.access.presence)) await leavePlan(socket, formId);
+      }
+    }
+  });
+
+  return {
+    ...events,
+    io,
+    lockWatcher,
+    onAccessChanged: (listener) => void accessListeners.push(listener),
+    close: async () => {
+      clearInterval(refresher);
+      lockWatcher.stop();
+      io.disconnectSockets(true);
+      await new Promise<void>((resolve) => io.close(() => resolve()));
+      for (const client of redisClients) client.disconnect();
+    },
+  };
+}
