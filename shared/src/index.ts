@@ -5,3 +5,5 @@ export * from './questionBank.ts';
 export * from './answers.ts';
 export * from './records.ts';
 export * from './collabDocument.ts';
+export * from './answerText.ts';
+export * from './needsUpdate.ts';

@@ -46,7 +46,9 @@ function apiRouter(services: Services, identity: Identity): Router {
 }
 
 export function createHttpApp(services: Services, identity: Identity): Koa {
-  const app = new Koa({ proxy: true });
+  // Behind one load balancer: the client address is the entry it appended to X-Forwarded-For,
+  // not the leftmost one, which the client chooses.
+  const app = new Koa({ proxy: true, maxIpsCount: 1 });
   app.keys = [services.config.sessionSecret];
   app.silent = true;
 
@@ -57,7 +59,8 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
     const devProvider = identity.devProvider;
     app.use(async (ctx, next) => {
       if (!ctx.path.startsWith(DEV_IDP_PATH)) return next();
-      if (ctx.method === 'POST') await services.rateLimits.consume('auth', ctx.ip);
+      // The auth limit counts people's sign-in POSTs per client, not this server's own token requests.
+      if (ctx.method === 'POST' && ctx.path.startsWith(`${DEV_IDP_PATH}/interaction/`)) await services.rateLimits.consume('auth', ctx.ip);
       return devProvider(ctx, next);
     });
   }

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
-import { schoolYearTerm } from '@csp/shared';
 import type { Services } from '../../services.ts';
-import { planSteps, plans, schoolYearSettings, users } from '../../storage/schema.ts';
+import { planSteps, plans, users } from '../../storage/schema.ts';
+import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { newId } from '../../storage/ids.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
 import { badRequest, conflict, forbidden } from '../../http/errors.ts';
@@ -25,8 +25,8 @@ export async function createPlan(services: Services, caller: Caller, input: NewP
   if (input.initialOwnerEmail !== undefined && actor.level !== 5) throw forbidden('Only a Super Admin can choose the owner');
   const db = services.storage.db;
 
-  const [settings] = await db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, input.schoolYear)).limit(1);
-  if (settings?.archived) throw badRequest(`The ${input.schoolYear} school year is archived`);
+  const settings = await ensureYearSettings(db, services.banks, input.schoolYear);
+  if (settings.archived) throw badRequest(`The ${input.schoolYear} school year is archived`);
 
   let owner = actor;
   if (input.initialOwnerEmail !== undefined) {
@@ -46,18 +46,11 @@ export async function createPlan(services: Services, caller: Caller, input: NewP
             .limit(1)
         )[0]?.email ?? null);
 
-  const bankVersion = settings?.questionBankVersion ?? (await services.banks.publishedVersion());
+  const bankVersion = settings.questionBankVersion;
   const stepKeys = stepKeysOf(bankVersion ? await services.banks.version(bankVersion) : null);
   const id = newId();
   try {
     await db.transaction(async (tx) => {
-      if (!settings) {
-        const term = schoolYearTerm(input.schoolYear);
-        await tx
-          .insert(schoolYearSettings)
-          .values({ schoolYear: input.schoolYear, questionBankVersion: bankVersion, termStart: term.start, termEnd: term.end })
-          .onConflictDoNothing();
-      }
       await tx.insert(plans).values({
         id,
         schoolName: input.schoolName,

@@ -1,0 +1,66 @@
+import { and, eq } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { planSteps, plans } from '../../storage/schema.ts';
+import { badRequest, conflict, forbidden } from '../../http/errors.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
+import { buildPlanCopy, fillEmptyAnswers, mergeFlags, type YearCopyTarget } from './planCopy.ts';
+import type { PlanContext } from './loadPlan.ts';
+
+export interface DuplicateResult {
+  formId: string;
+  created: boolean;
+}
+
+/**
+ * Copies a plan into another school year (level 4+ who can edit it). When the school already has
+ * a plan there: 409 with its id, or with `force` a fill-only merge into it.
+ */
+export async function duplicatePlan(services: Services, caller: Caller, context: PlanContext, schoolYear: string, force: boolean): Promise<DuplicateResult> {
+  const { plan: source, access } = context;
+  if (caller.auth.actor.level < 4 || !access.edit || access.editSections !== null) throw forbidden();
+  if (schoolYear === source.schoolYear) throw badRequest('Choose a different school year to copy into');
+  const db = services.storage.db;
+  const settings = await ensureYearSettings(db, services.banks, schoolYear);
+  if (settings.archived) throw badRequest(`The ${schoolYear} school year is archived`);
+  const target: YearCopyTarget = { schoolYear, bankVersion: settings.questionBankVersion, bank: await services.banks.resolve(settings.questionBankVersion) };
+  const sourceBank = source.questionBankVersion ? await services.banks.version(source.questionBankVersion) : null;
+  const sourceSteps = await db.select().from(planSteps).where(eq(planSteps.formId, source.id));
+
+  return db.transaction(async (tx) => {
+    const [existing] = await tx
+      .select()
+      .from(plans)
+      .where(and(eq(plans.schoolName, source.schoolName), eq(plans.schoolYear, schoolYear)))
+      .for('update');
+    if (existing && !force) throw conflict(`${source.schoolName} already has a plan for ${schoolYear}`, { existingFormId: existing.id });
+    if (existing) {
+      const targetSteps = await tx.select().from(planSteps).where(eq(planSteps.formId, existing.id));
+      const { changed, flags } = fillEmptyAnswers(targetSteps, sourceSteps, sourceBank, target);
+      for (const step of changed) {
+        await tx
+          .insert(planSteps)
+          .values({ formId: existing.id, stepKey: step.stepKey, data: step.data, completed: step.completed })
+          .onConflictDoUpdate({ target: [planSteps.formId, planSteps.stepKey], set: { data: step.data, completed: step.completed } });
+      }
+      await tx.update(plans).set({ needsUpdate: mergeFlags(existing.needsUpdate, flags), updatedAt: new Date() }).where(eq(plans.id, existing.id));
+      await recordAudit(tx, caller, {
+        action: 'plan.duplicate.fill',
+        targetType: 'plan',
+        targetId: existing.id,
+        summary: { sourceFormId: source.id, filled: changed.map((step) => ({ stepKey: step.stepKey, questions: step.filled.length })) },
+      });
+      return { formId: existing.id, created: false };
+    }
+    const copy = buildPlanCopy(source, sourceSteps, sourceBank, target);
+    await tx.insert(plans).values(copy.plan);
+    await tx.insert(planSteps).values(copy.steps);
+    await recordAudit(tx, caller, {
+      action: 'plan.duplicate',
+      targetType: 'plan',
+      targetId: copy.plan.id,
+      summary: { sourceFormId: source.id, sourceYear: source.schoolYear, schoolYear, flags: copy.plan.needsUpdate?.length ?? 0 },
+    });
+    return { formId: copy.plan.id, created: true };
+  });
+}

@@ -1,0 +1,91 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
+import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
+import { signIn } from '../server/src/testing/signIn.ts';
+import { HttpClient } from '../server/src/testing/httpClient.ts';
+import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
+
+/**
+ * Two real server processes on one PostgreSQL database (and one Redis, when REDIS_URL is set):
+ * a session signed in on one is valid on the other, and ending it on one ends it on the other at
+ * once. Needs DATABASE_URL: two processes cannot share an embedded PGlite.
+ */
+describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let a: ServerProcess | undefined;
+  let b: ServerProcess | undefined;
+
+  /** A client of `server` that presents only this session token. */
+  function withToken(server: ServerProcess, token: string): HttpClient {
+    const client = new HttpClient(server.url);
+    client.cookies.set(SESSION_COOKIE, token);
+    return client;
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env: Record<string, string> = {
+      NODE_ENV: 'test',
+      DATABASE_URL: database.databaseUrl!,
+      SESSION_SECRET: randomBytes(24).toString('hex'),
+      SEED: 'demo',
+      LOG_LEVEL: 'warn',
+      REDIS_PREFIX: `csp-mp-${randomBytes(4).toString('hex')}:`,
+      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
+    };
+    // One after the other: the first migrates and seeds the fresh database.
+    a = await startServerProcess(env);
+    b = await startServerProcess(env);
+  });
+
+  afterAll(async () => {
+    await Promise.all([a?.stop(), b?.stop()]);
+    await database?.drop();
+  });
+
+  it('both processes serve the same database', async () => {
+    for (const server of [a!, b!]) {
+      const { status, body } = await new HttpClient(server.url).get('/api/health');
+      expect(status, server.output()).toBe(200);
+      expect(body).toMatchObject({ database: 'ok', store: 'postgres', redis: process.env.REDIS_URL ? 'ok' : 'not configured' });
+    }
+  });
+
+  it('a session signed in on A works on B; signing out on A ends it on B at once', async () => {
+    const onA = await signIn(a!.url, 'principal.harbor@example.org');
+    const token = onA.cookies.get(SESSION_COOKIE)!;
+    expect(token).toBeTruthy();
+    const onB = withToken(b!, token);
+
+    const session = await onB.get('/api/auth/session');
+    expect(session.status, b!.output()).toBe(200);
+    expect(session.body.user.email).toBe('principal.harbor@example.org');
+    expect(session.body.user.level).toBe(4);
+    expect((await onB.get('/api/users')).status).toBe(200);
+
+    const out = await onA.post('/api/auth/signout', {});
+    expect(out.status).toBe(200);
+
+    const afterB = await onB.get('/api/auth/session');
+    expect(afterB.status).toBe(401);
+    expect(afterB.body).toEqual({ error: expect.any(String) });
+    expect((await onB.get('/api/users')).status).toBe(401);
+    expect((await withToken(a!, token).get('/api/auth/session')).status).toBe(401);
+  });
+
+  it('a user deactivated through B loses the session signed in on A', async () => {
+    const teacherOnA = await signIn(a!.url, 'teacher.riverside@example.org');
+    expect((await teacherOnA.get('/api/auth/session')).status).toBe(200);
+    const adminOnB = await signIn(b!.url, 'superadmin@example.org');
+    const listing = await adminOnB.get('/api/users?limit=200');
+    expect(listing.status).toBe(200);
+    const teacher = listing.body.users.find((user: { email: string }) => user.email === 'teacher.riverside@example.org');
+    expect(teacher).toBeDefined();
+
+    const off = await adminOnB.put('/api/users', { userId: teacher._id, isActive: false });
+    expect(off.status).toBe(200);
+    expect((await teacherOnA.get('/api/auth/session')).status).toBe(401);
+    expect((await teacherOnA.get('/api/question-bank')).status).toBe(401);
+  });
+});
