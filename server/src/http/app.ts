@@ -1,7 +1,7 @@
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import Router from '@koa/router';
-import { koaBody } from 'koa-body';
+import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Services } from '../services.ts';
 import type { OidcClient } from '../auth/oidcClient.ts';
 import { accessGate, sameOriginGuard } from '../auth/gate.ts';
@@ -65,7 +65,16 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
     });
   }
 
-  const body = koaBody({ json: true, urlencoded: false, text: false, multipart: false, jsonLimit: JSON_BODY_LIMIT, jsonStrict: true });
+  // DELETE carries a JSON body on some routes (unshare, delete user), so it is parsed too.
+  const body = koaBody({
+    json: true,
+    urlencoded: false,
+    text: false,
+    multipart: false,
+    jsonLimit: JSON_BODY_LIMIT,
+    jsonStrict: true,
+    parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
+  });
   const api = apiRouter(services, identity);
   const apiStack = compose<Koa.ParameterizedContext>([
     sameOriginGuard(services.config.appUrl),

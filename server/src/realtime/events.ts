@@ -17,7 +17,7 @@ export interface RealtimeEvents {
   toPlan(formId: string, event: PlanEventName, payload: Record<string, unknown>): void;
   /** Lock acquired or released (expiry is noticed by the gateway itself). */
   lockChanged(formId: string, state: 'acquired' | 'released', lock: StepLock): void;
-  toUser(userId: string, event: 'notification', payload: Record<string, unknown>): void;
+  toUser(userId: string, event: 'notification' | 'rollover', payload: Record<string, unknown>): void;
   accessChanged(scope: AccessScope): void;
 }
 

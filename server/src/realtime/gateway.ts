@@ -76,7 +76,8 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     },
     accessChanged: (scope) => {
       runAccessListeners(scope);
-      io.serverSideEmit('revalidate', scope);
+      // Other server processes exist only behind the Redis adapter.
+      if (redisClients.length) io.serverSideEmit('revalidate', scope);
     },
   };
   const lockWatcher = new LockExpiryWatcher(kv, events, logger);

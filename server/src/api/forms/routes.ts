@@ -97,10 +97,11 @@ export function formsRoutes(services: Services): Router {
   });
 
   router.post('/:id/review-flag', async (ctx) => {
+    const caller = callerOf(ctx);
     const context = await planFor(ctx);
     if (!context.access.edit) throw forbidden();
     const { questionId, stepKey } = parse(reviewFlagSchema, ctx.request.body);
-    const { needsUpdate } = await clearReviewFlag(services, context, questionId, stepKey);
+    const { needsUpdate } = await clearReviewFlag(services, caller, context, questionId, stepKey);
     ctx.body = { success: true, needsUpdate };
   });
 

@@ -128,8 +128,8 @@ describe('every user mutation writes an audit record', () => {
     const [log] = (await logs({ action: 'user.bulk.level_up' })).logs;
     expect(written.map((r) => r.id)).toContain(log!._id);
     expect(log).toMatchObject({ action: 'user.bulk.level_up', targetType: 'user' });
-    expect(log!.summary.applied).toEqual([applied.id]);
-    expect(log!.summary.refused).toBe(1);
+    expect(log!.summary.changes).toEqual([{ userId: applied.id, email: applied.email, before: { level: 1, isActive: true }, after: { level: 2, isActive: true } }]);
+    expect(log!.summary.refused).toEqual([{ userId: refused.id, error: 'Access denied' }]);
     expectActor(log!, harbor, harborRow);
   });
 

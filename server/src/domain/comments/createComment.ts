@@ -4,7 +4,7 @@ import { newId } from '../../storage/ids.ts';
 import { forbidden } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
-import type { PlanContext } from '../plans/loadPlan.ts';
+import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
 import { presentComment, presentNotification } from '../../presenters/comment.ts';
 
 export type CommentRow = typeof comments.$inferSelect;
@@ -17,6 +17,7 @@ export async function createComment(
   input: { comment: string; stepKey?: string | undefined; questionId?: string | undefined },
 ): Promise<CommentRow> {
   if (!context.access.superAdmin) throw forbidden('Only a Super Admin comments on plans');
+  requireWritable(context);
   const actor = caller.auth.actor;
   const created = await services.storage.db.transaction(async (tx) => {
     const [comment] = await tx

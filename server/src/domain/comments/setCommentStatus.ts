@@ -3,7 +3,7 @@ import type { Services } from '../../services.ts';
 import { comments } from '../../storage/schema.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import type { PlanContext } from '../plans/loadPlan.ts';
+import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
 import type { CommentRow } from './createComment.ts';
 import { presentComment } from '../../presenters/comment.ts';
 
@@ -16,6 +16,7 @@ export async function setCommentStatus(
   status: 'read' | 'fixed',
 ): Promise<CommentRow> {
   if (!context.access.edit && !context.access.superAdmin) throw forbidden();
+  requireWritable(context);
   const comment = await services.storage.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(comments)

@@ -32,12 +32,13 @@ export async function changePlanStatus(
 ): Promise<PlanRow> {
   requireWritable(context);
   const { plan, access } = context;
-  if (change.action === 'submit' && !access.edit) throw forbidden();
+  // Submitting is for editors of the whole plan, not of some sections.
+  if (change.action === 'submit' && !(access.edit && access.editSections === null)) throw forbidden();
   if (change.action === 'review' && !access.superAdmin) throw forbidden('Only a Super Admin reviews plans');
 
   const from = plan.status;
   const allowed = TRANSITIONS[change.action][from] ?? [];
-  const to = change.status ?? (allowed.length === 1 ? allowed[0] : undefined);
+  const to = change.status ?? (change.action === 'submit' ? 'submitted' : allowed.length === 1 ? allowed[0] : undefined);
   if (!to || !allowed.includes(to)) {
     throw badRequest(`Cannot ${change.action} a plan from ${from}${to ? ` to ${to}` : ''}`, { from, to: to ?? null });
   }

@@ -5,10 +5,12 @@ import { plans } from '../../storage/schema.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { canEditStep } from '../../policy/plans.ts';
 import { requireWritable, type PlanContext } from './loadPlan.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 
 /** "Mark reviewed": removes the question's flag (in one step when `stepKey` is given). */
 export async function clearReviewFlag(
   services: Services,
+  caller: Caller,
   context: PlanContext,
   questionId: string,
   stepKey: string | undefined,
@@ -24,6 +26,7 @@ export async function clearReviewFlag(
     if (!cleared.every((flag) => canEditStep(context.access, flag.stepKey))) throw forbidden();
     const needsUpdate = flags.filter((flag) => !matches(flag));
     await tx.update(plans).set({ needsUpdate }).where(eq(plans.id, context.plan.id));
+    await recordAudit(tx, caller, { action: 'plan.review-flag', targetType: 'plan', targetId: context.plan.id, summary: { cleared } });
     return { cleared, needsUpdate };
   });
   for (const flag of result.cleared) services.events.toPlan(context.plan.id, 'flag', { stepKey: flag.stepKey, questionId: flag.questionId });

@@ -31,7 +31,7 @@ export async function createPlan(services: Services, caller: Caller, input: NewP
   let owner = actor;
   if (input.initialOwnerEmail !== undefined) {
     const [chosen] = await db.select().from(users).where(eq(users.email, input.initialOwnerEmail)).limit(1);
-    if (!chosen || chosen.level !== 4 || !chosen.isActive) throw badRequest('initialOwnerEmail must belong to an active principal (level 4)');
+    if (!chosen || chosen.level !== 4 || !chosen.isActive || chosen.isDemo) throw badRequest('initialOwnerEmail must belong to an active principal (level 4)');
     owner = chosen;
   }
   // The school's principal signs the plan; a Super Admin owner still leaves the school's principal in charge.

@@ -4,7 +4,7 @@ import { planSteps, plans } from '../../storage/schema.ts';
 import { badRequest, conflict, forbidden } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
-import { buildPlanCopy, fillEmptyAnswers, mergeFlags, type YearCopyTarget } from './planCopy.ts';
+import { buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
 import type { PlanContext } from './loadPlan.ts';
 
 export interface DuplicateResult {
@@ -35,20 +35,12 @@ export async function duplicatePlan(services: Services, caller: Caller, context:
       .for('update');
     if (existing && !force) throw conflict(`${source.schoolName} already has a plan for ${schoolYear}`, { existingFormId: existing.id });
     if (existing) {
-      const targetSteps = await tx.select().from(planSteps).where(eq(planSteps.formId, existing.id));
-      const { changed, flags } = fillEmptyAnswers(targetSteps, sourceSteps, sourceBank, target);
-      for (const step of changed) {
-        await tx
-          .insert(planSteps)
-          .values({ formId: existing.id, stepKey: step.stepKey, data: step.data, completed: step.completed })
-          .onConflictDoUpdate({ target: [planSteps.formId, planSteps.stepKey], set: { data: step.data, completed: step.completed } });
-      }
-      await tx.update(plans).set({ needsUpdate: mergeFlags(existing.needsUpdate, flags), updatedAt: new Date() }).where(eq(plans.id, existing.id));
+      const filled = await fillPlanFromSource(tx, existing, sourceSteps, sourceBank, target);
       await recordAudit(tx, caller, {
         action: 'plan.duplicate.fill',
         targetType: 'plan',
         targetId: existing.id,
-        summary: { sourceFormId: source.id, filled: changed.map((step) => ({ stepKey: step.stepKey, questions: step.filled.length })) },
+        summary: { sourceFormId: source.id, filled: filled.map((step) => ({ stepKey: step.stepKey, questions: step.filled.length })) },
       });
       return { formId: existing.id, created: false };
     }

@@ -1,6 +1,8 @@
 import { computeNeedsUpdate, isAnswered, isStepComplete, type NeedsUpdateFlag, type QuestionBank, type StepAnswers } from '@csp/shared';
+import { eq } from 'drizzle-orm';
 import { newId } from '../../storage/ids.ts';
-import type { planSteps, plans } from '../../storage/schema.ts';
+import { planSteps, plans } from '../../storage/schema.ts';
+import type { Database } from '../../storage/database.ts';
 import type { PlanRow } from './loadPlan.ts';
 
 export type StepRow = typeof planSteps.$inferSelect;
@@ -100,7 +102,30 @@ export function fillEmptyAnswers(
 }
 
 /** Adds flags not already present (same step and question). */
-export function mergeFlags(existing: NeedsUpdateFlag[], added: NeedsUpdateFlag[]): NeedsUpdateFlag[] {
+function mergeFlags(existing: NeedsUpdateFlag[], added: NeedsUpdateFlag[]): NeedsUpdateFlag[] {
   const seen = new Set(existing.map((flag) => `${flag.stepKey}:${flag.questionId}`));
   return [...existing, ...added.filter((flag) => !seen.has(`${flag.stepKey}:${flag.questionId}`))];
+}
+
+/**
+ * Duplicate with `force` (and rollover with `force`) into an existing plan: fills its empty
+ * answers from the source and adds the filled answers' flags. Run inside the caller's transaction.
+ */
+export async function fillPlanFromSource(
+  tx: Database,
+  current: PlanRow,
+  sourceSteps: StepRow[],
+  sourceBank: QuestionBank | null,
+  target: YearCopyTarget,
+): Promise<{ stepKey: string; filled: string[] }[]> {
+  const targetSteps = await tx.select().from(planSteps).where(eq(planSteps.formId, current.id));
+  const { changed, flags } = fillEmptyAnswers(targetSteps, sourceSteps, sourceBank, target);
+  for (const step of changed) {
+    await tx
+      .insert(planSteps)
+      .values({ formId: current.id, stepKey: step.stepKey, data: step.data, completed: step.completed })
+      .onConflictDoUpdate({ target: [planSteps.formId, planSteps.stepKey], set: { data: step.data, completed: step.completed } });
+  }
+  if (changed.length) await tx.update(plans).set({ needsUpdate: mergeFlags(current.needsUpdate, flags), updatedAt: new Date() }).where(eq(plans.id, current.id));
+  return changed.map((step) => ({ stepKey: step.stepKey, filled: step.filled }));
 }

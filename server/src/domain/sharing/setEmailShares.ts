@@ -3,11 +3,12 @@ import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
 import { forbidden } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import type { PlanContext } from '../plans/loadPlan.ts';
+import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
 
 /** The Super Admin's e-mail share: replaces the plan's `sharedWithEmails`. */
 export async function setEmailShares(services: Services, caller: Caller, context: PlanContext, emails: string[]): Promise<string[]> {
   if (!context.access.superAdmin) throw forbidden();
+  requireWritable(context);
   const sharedWithEmails = [...new Set(emails)];
   await services.storage.db.transaction(async (tx) => {
     await tx.update(plans).set({ sharedWithEmails, updatedAt: new Date() }).where(eq(plans.id, context.plan.id));

@@ -5,7 +5,7 @@ import { badRequest, forbidden } from '../../http/errors.ts';
 import { canSharePlan } from '../../policy/plans.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
-import type { PlanContext } from '../plans/loadPlan.ts';
+import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
 
 /** Shares (or re-shares) a plan with users: `view` or `edit`, limited to `sections` (empty: every step). */
 export async function sharePlanWithUsers(
@@ -15,6 +15,7 @@ export async function sharePlanWithUsers(
   input: { userIds: string[]; permissions: 'view' | 'edit'; sections: string[] },
 ): Promise<string[]> {
   if (!canSharePlan(caller.auth.actor, context.plan)) throw forbidden();
+  requireWritable(context);
   const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));
   const unknown = input.sections.filter((key) => !stepKeys.includes(key));
   if (unknown.length) throw badRequest(`Unknown sections: ${unknown.join(', ')}`);

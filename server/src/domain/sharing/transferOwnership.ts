@@ -4,7 +4,7 @@ import type { Services } from '../../services.ts';
 import { plans, users } from '../../storage/schema.ts';
 import { badRequest, forbidden } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import type { PlanContext, PlanRow } from '../plans/loadPlan.ts';
+import { requireWritable, type PlanContext, type PlanRow } from '../plans/loadPlan.ts';
 
 /** Principals who can receive a plan: active, level 4, not demo users. */
 export function transferCandidates({ storage }: Services) {
@@ -18,6 +18,7 @@ export function transferCandidates({ storage }: Services) {
 /** Super Admin: a new owner (an active principal) takes the plan; owner and principal fields follow, history grows. */
 export async function transferOwnership(services: Services, caller: Caller, context: PlanContext, newOwnerEmail: string): Promise<PlanRow> {
   if (!context.access.superAdmin) throw forbidden();
+  requireWritable(context);
   const db = services.storage.db;
   const [newOwner] = await db.select().from(users).where(eq(users.email, newOwnerEmail)).limit(1);
   if (!newOwner || newOwner.level !== 4 || !newOwner.isActive || newOwner.isDemo) {

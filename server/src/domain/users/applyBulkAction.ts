@@ -8,6 +8,7 @@ import type { BulkAction } from '../../api/users/schemas.ts';
 
 export interface BulkResult {
   userId: string;
+  email?: string;
   success: boolean;
   error?: string;
   level?: number;
@@ -35,6 +36,7 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
   const results = await services.storage.db.transaction(async (tx) => {
     const targets = new Map((await tx.select().from(users).where(inArray(users.id, ids)).for('update')).map((u) => [u.id, u]));
     const outcome: BulkResult[] = [];
+    const changes: { userId: string; email: string; before: Record<string, unknown>; after: Record<string, unknown> | null }[] = [];
     for (const userId of ids) {
       const target = targets.get(userId);
       if (!target) {
@@ -52,7 +54,8 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
       const change = changeFor(action, target);
       if (change === 'delete') {
         await tx.delete(users).where(eq(users.id, userId));
-        outcome.push({ userId, success: true });
+        outcome.push({ userId, email: target.email, success: true });
+        changes.push({ userId, email: target.email, before: { level: target.level, isActive: target.isActive, schoolName: target.schoolName }, after: null });
         continue;
       }
       if (change.level !== undefined && change.level !== target.level && !canAssignLevel(actor, change.level)) {
@@ -60,12 +63,13 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
         continue;
       }
       await tx.update(users).set({ ...change, updatedAt: new Date() }).where(eq(users.id, userId));
-      outcome.push({ userId, success: true, ...(change.level !== undefined ? { level: change.level } : {}) });
+      outcome.push({ userId, email: target.email, success: true, ...(change.level !== undefined ? { level: change.level } : {}) });
+      changes.push({ userId, email: target.email, before: { level: target.level, isActive: target.isActive }, after: { level: change.level ?? target.level, isActive: change.isActive ?? target.isActive } });
     }
     await recordAudit(tx, caller, {
       action: `user.bulk.${action}`,
       targetType: 'user',
-      summary: { applied: outcome.filter((r) => r.success).map((r) => r.userId), refused: outcome.filter((r) => !r.success).length },
+      summary: { changes, refused: outcome.filter((r) => !r.success).map((r) => ({ userId: r.userId, error: r.error })) },
     });
     return outcome;
   });

@@ -35,6 +35,7 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
     }
   });
 
+  const changes: { email: string; before: Record<string, unknown> | null; after: Record<string, unknown> }[] = [];
   await storage.db.transaction(async (tx) => {
     const emails = valid.map((v) => v.data.email);
     const existing = new Map(
@@ -45,6 +46,7 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
       if (!current) {
         await tx.insert(users).values({ id: newId(), ...data, title: data.title ?? null });
         results.push({ row, email: data.email, status: 'created' });
+        changes.push({ email: data.email, before: null, after: { name: data.name, level: data.level, schoolName: data.schoolName } });
       } else if (!canManageTarget(caller.auth.actor, current)) {
         results.push({ row, email: data.email, status: 'error', error: 'Access denied' });
       } else {
@@ -53,13 +55,14 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
           .set({ name: data.name, level: data.level, schoolName: data.schoolName, ...(data.title !== undefined ? { title: data.title } : {}), updatedAt: new Date() })
           .where(inArray(users.id, [current.id]));
         results.push({ row, email: data.email, status: 'updated' });
+        changes.push({ email: data.email, before: { name: current.name, level: current.level, schoolName: current.schoolName }, after: { name: data.name, level: data.level, schoolName: data.schoolName } });
       }
     }
     const count = (status: ImportResult['status']) => results.filter((r) => r.status === status).length;
     await recordAudit(tx, caller, {
       action: 'user.import',
       targetType: 'user',
-      summary: { rows: rows.length, created: count('created'), updated: count('updated'), errors: count('error') },
+      summary: { rows: rows.length, created: count('created'), updated: count('updated'), errors: count('error'), changes },
     });
   });
   return results.sort((a, b) => a.row - b.row);

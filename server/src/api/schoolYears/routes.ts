@@ -1,0 +1,44 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { currentSchoolYear } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { forbidden } from '../../http/errors.ts';
+import { parse } from '../../http/validate.ts';
+import type { Caller } from '../../domain/audit/recordAudit.ts';
+import { readYearSettings } from '../../domain/schoolYears/readYearSettings.ts';
+import { setUpNextYear } from '../../domain/schoolYears/setUpNextYear.ts';
+import { updateYearSettings } from '../../domain/schoolYears/updateYearSettings.ts';
+import { nextYearSchema, updateYearSchema, yearQuerySchema } from './schemas.ts';
+
+export function schoolYearRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/school-year' });
+
+  const superAdmin = (ctx: Context): Caller => {
+    const auth = authOf(ctx);
+    if (auth.actor.level !== 5) throw forbidden();
+    return { auth, ip: ctx.ip };
+  };
+
+  router.get('/', async (ctx) => {
+    authOf(ctx);
+    const { schoolYear = currentSchoolYear() } = parse(yearQuerySchema, ctx.query);
+    ctx.body = await readYearSettings(services, schoolYear);
+  });
+
+  router.post('/', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const { fromYear } = parse(nextYearSchema, ctx.request.body);
+    const created = await setUpNextYear(services, caller, fromYear);
+    ctx.body = { success: true, settings: await readYearSettings(services, created.schoolYear) };
+  });
+
+  router.put('/', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const { schoolYear, ...changes } = parse(updateYearSchema, ctx.request.body);
+    await updateYearSettings(services, caller, schoolYear, changes);
+    ctx.body = { success: true, settings: await readYearSettings(services, schoolYear) };
+  });
+
+  return router;
+}

@@ -1,0 +1,34 @@
+import { eq } from 'drizzle-orm';
+import type { Deadline, DistrictGoal } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import { questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
+import { badRequest } from '../../http/errors.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { ensureYearSettings, type YearSettingsRow } from './ensureYearSettings.ts';
+
+export interface YearSettingsChanges {
+  archived?: boolean | undefined;
+  questionBankVersion?: number | undefined;
+  deadlines?: Deadline[] | undefined;
+  districtGoals?: DistrictGoal[] | undefined;
+}
+
+/** Super Admin: archive or un-archive a year, pin a published bank version, set deadlines and goals. */
+export async function updateYearSettings(services: Services, caller: Caller, schoolYear: string, changes: YearSettingsChanges): Promise<YearSettingsRow> {
+  const db = services.storage.db;
+  if (changes.questionBankVersion !== undefined) {
+    const [version] = await db.select({ status: questionBankVersions.status }).from(questionBankVersions).where(eq(questionBankVersions.version, changes.questionBankVersion));
+    if (!version || version.status === 'draft') throw badRequest('questionBankVersion must be a published (or archived) bank version');
+  }
+  const before = await ensureYearSettings(db, services.banks, schoolYear);
+  const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as YearSettingsChanges;
+  const updated = await db.transaction(async (tx) => {
+    const [row] = await tx.update(schoolYearSettings).set({ ...fields, updatedAt: new Date() }).where(eq(schoolYearSettings.schoolYear, schoolYear)).returning();
+    const summaryBefore = Object.fromEntries(Object.keys(fields).map((key) => [key, before[key as keyof YearSettingsChanges]]));
+    await recordAudit(tx, caller, { action: 'schoolYear.update', targetType: 'schoolYear', targetId: schoolYear, summary: { before: summaryBefore, after: fields } });
+    return row!;
+  });
+  // Archiving makes open editors read-only; un-archiving makes them writable again.
+  if (fields.archived !== undefined && fields.archived !== before.archived) services.events.accessChanged({ all: true });
+  return updated;
+}

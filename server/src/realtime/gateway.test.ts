@@ -1,0 +1,335 @@
+/**
+ * The Socket.IO gateway on /realtime (DESIGN.md section 6), with real socket.io-client sockets
+ * carrying the session cookie: handshake checks, plan rooms joined only with access, presence,
+ * lock, comment, status, flag and step:saved events to the plan's room, notifications to the
+ * user's room, lock expiry, and the REST presence routes showing the same state.
+ */
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
+import { startTestServer, type TestServer } from '../testing/testServer.ts';
+import { signIn } from '../testing/signIn.ts';
+import type { HttpClient } from '../testing/httpClient.ts';
+import { plans } from '../storage/schema.ts';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
+import type { RealtimeGateway } from './gateway.ts';
+import { waitFor } from '../../../tests/support/wait.ts';
+import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../../../tests/support/realtime.ts';
+import { sessionToken } from '../../../tests/support/collab.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
+
+const STEP = 'attendancePlan';
+
+interface EditorView {
+  userId: string;
+  name: string;
+  email: string;
+  stepKey: string | null;
+  lastSeen: string;
+}
+
+const sockets: RealtimeClient[] = [];
+
+async function socketOf(server: TestServer, session: HttpClient | null, label: string): Promise<RealtimeClient> {
+  const client = await connectRealtime(server.url, session ? sessionToken(session) : null, { label });
+  sockets.push(client);
+  return client;
+}
+
+afterEach(() => {
+  for (const socket of sockets.splice(0)) socket.close();
+});
+
+/** Presence payload without the heartbeat time, sorted, for comparing socket and REST views. */
+const withoutLastSeen = (editors: EditorView[]) =>
+  editors.map(({ lastSeen: _lastSeen, ...editor }) => editor).sort((a, b) => a.email.localeCompare(b.email));
+
+const editorOf = (payload: { editors: EditorView[] }, email: string) => payload.editors.find((editor) => editor.email === email);
+
+describe('realtime gateway', () => {
+  let server: TestServer;
+  let principal: HttpClient;
+  let admin: HttpClient;
+  let teacherRiverside: HttpClient;
+  let principalUser: UserRef;
+  let adminUser: UserRef;
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    [principal, admin, teacherRiverside] = await Promise.all(
+      [PRINCIPAL_HARBOR, SUPERADMIN, 'teacher.riverside@example.org'].map((email) => signIn(server.url, email)),
+    );
+    [principalUser, adminUser] = await Promise.all([whoAmI(principal), whoAmI(admin)]);
+  });
+  afterAll(async () => {
+    for (const socket of sockets.splice(0)) socket.close();
+    await server?.stop();
+  });
+
+  describe('handshake', () => {
+    it('fails without a session cookie, or with a cookie that is no session', async () => {
+      expect(await realtimeRefusal(server.url, null)).toBe('Unauthorized');
+      expect(await realtimeRefusal(server.url, 'not-a-session-token')).toBe('Unauthorized');
+      expect(await realtimeRefusal(server.url, null, { cookie: `other=1; ${SESSION_COOKIE}=` })).toBe('Unauthorized');
+    });
+
+    it('refuses a foreign Origin even with a valid session; accepts its own origin', async () => {
+      const message = await realtimeRefusal(server.url, sessionToken(principal), { origin: 'https://evil.example.com' });
+      expect(message).toBeTruthy();
+      const own = await connectRealtime(server.url, sessionToken(principal), { origin: new URL(server.url).origin, label: 'same origin' });
+      sockets.push(own);
+      expect(own.socket.connected).toBe(true);
+    });
+  });
+
+  it('plan:join acks { ok: true } with access and { ok: false, error } without; the refused user gets none of the plan’s events', async () => {
+    const formId = await createPlan(admin, 'Join');
+    const observer = await socketOf(server, admin, 'admin');
+    const outsider = await socketOf(server, teacherRiverside, 'teacher.riverside');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+
+    const refused = await outsider.request('plan:join', { formId, stepKey: STEP });
+    expect(refused).toMatchObject({ ok: false, error: expect.any(String) });
+    expect(await outsider.request('plan:join', { formId: 'not-an-id' })).toMatchObject({ ok: false, error: expect.any(String) });
+    expect(await outsider.request('plan:join', { formId: 'f'.repeat(24) })).toMatchObject({ ok: false, error: expect.any(String) });
+    expect(await outsider.request('presence:step', { formId, stepKey: STEP })).toMatchObject({ ok: false });
+    // Harbor's own plan is refused too (another school).
+    expect(await outsider.request('plan:join', { formId: await planIdOf(principal, HARBOR) })).toMatchObject({ ok: false });
+    // An unknown step of a permitted plan is refused.
+    expect(await observer.request('plan:join', { formId, stepKey: 'noSuchStep' })).toMatchObject({ ok: false, error: expect.any(String) });
+
+    // Activity on the plan: presence, a lock and a save, a comment.
+    const since = observer.mark();
+    const owner = await socketOf(server, principal, 'principal');
+    expect(await owner.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    expect((await principal.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Join test' } } })).status).toBe(200);
+    expect((await admin.post(`/api/forms/${formId}/comments`, { comment: 'Join test comment' })).status).toBe(200);
+    await observer.waitForEvent('presence', (p) => p.formId === formId && !!editorOf(p, PRINCIPAL_HARBOR), { since });
+    await observer.waitForEvent('lock', (p) => p.formId === formId, { since });
+    await observer.waitForEvent('step:saved', (p) => p.formId === formId, { since });
+    await observer.waitForEvent('comment', (p) => p.formId === formId, { since });
+
+    // A round trip on the outsider's socket after those emits: anything broadcast to it came first.
+    expect(await outsider.request('plan:leave', { formId })).toEqual({ ok: true });
+    expect(outsider.events).toEqual([]);
+  });
+
+  it('presence on join, presence:step, leave and disconnect; the REST presence routes show the same state', async () => {
+    const formId = await createPlan(admin, 'Presence');
+    const observer = await socketOf(server, admin, 'admin');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+    const own = await observer.waitForEvent('presence', (p) => p.formId === formId && !!editorOf(p, SUPERADMIN));
+    expect(editorOf(own, SUPERADMIN)).toMatchObject({ userId: adminUser.id, name: adminUser.name, stepKey: null });
+
+    const restEditors = async () => {
+      const { status, body } = await principal.get(`/api/forms/${formId}/editors`);
+      expect(status, JSON.stringify(body)).toBe(200);
+      return body.editors as EditorView[];
+    };
+
+    // Join with a step.
+    const tab = await socketOf(server, principal, 'principal');
+    let since = observer.mark();
+    expect(await tab.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    const joined = await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === STEP, { since });
+    expect(editorOf(joined, PRINCIPAL_HARBOR)).toEqual({
+      userId: principalUser.id,
+      name: principalUser.name,
+      email: PRINCIPAL_HARBOR,
+      stepKey: STEP,
+      lastSeen: expect.any(String),
+    });
+    expect(new Date(editorOf(joined, PRINCIPAL_HARBOR)!.lastSeen).toISOString()).toBe(editorOf(joined, PRINCIPAL_HARBOR)!.lastSeen);
+    expect(withoutLastSeen(await restEditors())).toEqual(withoutLastSeen(joined.editors));
+    // The joining socket hears it too.
+    await tab.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === STEP);
+
+    // Move to another step.
+    since = observer.mark();
+    expect(await tab.request('presence:step', { formId, stepKey: 'counselingPlan' })).toEqual({ ok: true });
+    const moved = await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === 'counselingPlan', { since });
+    expect(withoutLastSeen(await restEditors())).toEqual(withoutLastSeen(moved.editors));
+
+    // A REST heartbeat (another tab without a socket) reaches the sockets.
+    since = observer.mark();
+    const registered = await principal.post(`/api/forms/${formId}/editors/register`, { stepKey: 'temporaryHousing' });
+    expect(registered.status, JSON.stringify(registered.body)).toBe(200);
+    const viaRest = await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === 'temporaryHousing', { since });
+    expect(withoutLastSeen(viaRest.editors)).toEqual(withoutLastSeen(registered.body.editors));
+
+    // Leave.
+    since = observer.mark();
+    expect(await tab.request('plan:leave', { formId })).toEqual({ ok: true });
+    const left = await observer.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, PRINCIPAL_HARBOR), { since });
+    expect(left.editors.map((editor: EditorView) => editor.email)).toEqual([SUPERADMIN]);
+    expect(withoutLastSeen(await restEditors())).toEqual(withoutLastSeen(left.editors));
+
+    // Join again, then disconnect.
+    since = observer.mark();
+    expect(await tab.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === STEP, { since });
+    since = observer.mark();
+    tab.close();
+    const gone = await observer.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, PRINCIPAL_HARBOR), { since });
+    expect(gone.editors.map((editor: EditorView) => editor.email)).toEqual([SUPERADMIN]);
+    expect(withoutLastSeen(await restEditors())).toEqual(withoutLastSeen(gone.editors));
+  });
+
+  it('presence stays while another socket of the same user is still on the plan', async () => {
+    const formId = await createPlan(admin, 'TwoTabs');
+    const observer = await socketOf(server, admin, 'admin');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+    const tab1 = await socketOf(server, principal, 'tab 1');
+    const tab2 = await socketOf(server, principal, 'tab 2');
+    expect(await tab1.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    expect(await tab2.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    const tab1Id = tab1.socket.id!;
+    tab1.close();
+    // Tab 2 is still there: once the server has dropped tab 1, a round trip on tab 2, then the presence is unchanged.
+    const { io } = server.services.events as RealtimeGateway;
+    await waitFor('the server to drop tab 1', () => !io.of('/').sockets.has(tab1Id));
+    expect(await tab2.request('presence:step', { formId, stepKey: STEP })).toEqual({ ok: true });
+    const { body } = await principal.get(`/api/forms/${formId}/editors`);
+    expect((body.editors as EditorView[]).map((editor) => editor.email).sort()).toEqual([PRINCIPAL_HARBOR, SUPERADMIN].sort());
+  });
+
+  it('lock acquired after a REST save and released after unlock; step:saved after the save', async () => {
+    const formId = await createPlan(admin, 'Locks');
+    const observer = await socketOf(server, admin, 'admin');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+
+    let since = observer.mark();
+    const save = await principal.put(stepPath(formId, STEP), { stepData: { data: { att_coordinatorName: 'Lock holder' } } });
+    expect(save.status, JSON.stringify(save.body)).toBe(200);
+    const acquired = await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'acquired', { since });
+    expect(acquired).toMatchObject({
+      formId,
+      stepKey: STEP,
+      state: 'acquired',
+      lockedBy: { userId: principalUser.id, name: principalUser.name, email: PRINCIPAL_HARBOR },
+    });
+    const saved = await observer.waitForEvent('step:saved', (p) => p.formId === formId, { since });
+    expect(saved).toEqual({
+      formId,
+      stepKey: STEP,
+      revisionCount: save.body.revisionCount,
+      lastUpdated: save.body.lastUpdated,
+      by: { userId: principalUser.id, name: principalUser.name },
+    });
+
+    // The REST lock list shows the lock the event announced.
+    const { body: lockList } = await admin.get(`/api/forms/${formId}/locks`);
+    expect(lockList.locks).toEqual([expect.objectContaining({ stepKey: STEP, lockedBy: acquired.lockedBy, isCurrentUser: false })]);
+
+    // A renewal (second save by the holder) is a save, not a new acquisition.
+    since = observer.mark();
+    const again = await principal.put(stepPath(formId, STEP), { stepData: { data: { att_coordinatorName: 'Lock holder 2' } } });
+    expect(again.status).toBe(200);
+    const savedAgain = await observer.waitForEvent('step:saved', (p) => p.formId === formId, { since });
+    expect(savedAgain.revisionCount).toBe(again.body.revisionCount);
+
+    const unlocked = await principal.post(stepPath(formId, STEP, '/unlock'), {});
+    expect(unlocked.status, JSON.stringify(unlocked.body)).toBe(200);
+    const released = await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since });
+    expect(released).toMatchObject({ formId, stepKey: STEP, state: 'released', lockedBy: { userId: principalUser.id, email: PRINCIPAL_HARBOR } });
+    expect(observer.events.slice(since).filter((event) => event.name === 'lock' && event.payload.state === 'acquired')).toEqual([]);
+  });
+
+  it('comment to the plan room and a notification to the owner’s user room', async () => {
+    const formId = await createPlan(admin, 'Comments');
+    const observer = await socketOf(server, admin, 'admin');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+    // The owner's socket is connected but has not joined the plan: user room only.
+    const inbox = await socketOf(server, principal, 'owner inbox');
+
+    const since = observer.mark();
+    const created = await admin.post(`/api/forms/${formId}/comments`, { comment: 'Please add the committee dates.', stepKey: STEP, questionId: 'att_committeeSchedule' });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const comment = await observer.waitForEvent('comment', (p) => p.formId === formId, { since });
+    expect(comment).toEqual({ formId, comment: created.body.comment });
+    expect(comment.comment).toMatchObject({ comment: 'Please add the committee dates.', stepKey: STEP, questionId: 'att_committeeSchedule', authorId: adminUser.id, status: 'open' });
+
+    const ping = await inbox.waitForEvent('notification', (p) => p.notification?.formId === formId);
+    expect(ping.notification).toMatchObject({ _id: expect.stringMatching(/^[0-9a-f]{24}$/), formId, kind: 'comment', message: expect.any(String), readAt: null });
+    // The same notification is what the REST inbox lists.
+    const { body: listed } = await principal.get('/api/notifications');
+    expect(listed.notifications).toContainEqual(ping.notification);
+    // The inbox socket is not in the plan's room.
+    expect(inbox.events.filter((event) => event.name !== 'notification')).toEqual([]);
+    // The Super Admin is not the owner: no notification to the admin.
+    expect(observer.events.filter((event) => event.name === 'notification')).toEqual([]);
+  });
+
+  it('status on submit and review, with a notification to the owner on review', async () => {
+    const formId = await createPlan(admin, 'Status');
+    const observer = await socketOf(server, principal, 'owner');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+
+    let since = observer.mark();
+    const submitted = await principal.put(`/api/forms/${formId}`, { action: 'submit' });
+    expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
+    expect(await observer.waitForEvent('status', (p) => p.formId === formId, { since })).toMatchObject({ formId, status: 'submitted' });
+
+    since = observer.mark();
+    const reviewed = await admin.put(`/api/forms/${formId}`, { action: 'review' });
+    expect(reviewed.status, JSON.stringify(reviewed.body)).toBe(200);
+    expect(await observer.waitForEvent('status', (p) => p.formId === formId, { since })).toMatchObject({ formId, status: 'under_review' });
+    const ping = await observer.waitForEvent('notification', (p) => p.notification?.formId === formId && p.notification.kind === 'review', { since });
+    expect(ping.notification.message).toContain('under review');
+
+    since = observer.mark();
+    expect((await admin.put(`/api/forms/${formId}`, { action: 'review', status: 'approved', comment: 'Well done' })).status).toBe(200);
+    expect(await observer.waitForEvent('status', (p) => p.formId === formId, { since })).toMatchObject({ formId, status: 'approved' });
+    await observer.waitForEvent('notification', (p) => p.notification?.formId === formId && p.notification.message.includes('Well done'), { since });
+  });
+
+  it('flag when a review flag is cleared', async () => {
+    const formId = await createPlan(admin, 'Flags');
+    await server.services.storage.db
+      .update(plans)
+      .set({
+        needsUpdate: [
+          { questionId: 'att_barriers', stepKey: STEP, reason: 'revisit', label: 'Same as last year: confirm names, dates and targets' },
+          { questionId: 'att_strategy', stepKey: STEP, reason: 'revisit', label: 'Same as last year: confirm names, dates and targets' },
+        ],
+      })
+      .where(eq(plans.id, formId));
+    const observer = await socketOf(server, admin, 'admin');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+
+    const since = observer.mark();
+    const cleared = await principal.post(`/api/forms/${formId}/review-flag`, { questionId: 'att_barriers', stepKey: STEP });
+    expect(cleared.status, JSON.stringify(cleared.body)).toBe(200);
+    expect(await observer.waitForEvent('flag', (p) => p.formId === formId, { since })).toEqual({ formId, stepKey: STEP, questionId: 'att_barriers' });
+    expect(cleared.body.needsUpdate).toEqual([expect.objectContaining({ questionId: 'att_strategy' })]);
+  });
+});
+
+describe('lock expiry (STEP_LOCK_TTL_SECONDS=2, a server of its own)', () => {
+  let server: TestServer;
+
+  beforeAll(async () => {
+    server = await startTestServer({ STEP_LOCK_TTL_SECONDS: '2' });
+  });
+  afterAll(async () => {
+    for (const socket of sockets.splice(0)) socket.close();
+    await server?.stop();
+  });
+
+  it('announces expired when the lock lapses without a release', async () => {
+    const [principal, admin] = await Promise.all([signIn(server.url, PRINCIPAL_HARBOR), signIn(server.url, SUPERADMIN)]);
+    const principalUser = await whoAmI(principal);
+    const formId = await planIdOf(principal, HARBOR);
+    const observer = await socketOf(server, admin, 'admin');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+
+    const since = observer.mark();
+    expect((await principal.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Will expire' } } })).status).toBe(200);
+    await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'acquired', { since });
+    const expired = await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'expired', { since, timeoutMs: 20_000 });
+    expect(expired).toMatchObject({ formId, stepKey: STEP, state: 'expired', lockedBy: { userId: principalUser.id, email: PRINCIPAL_HARBOR } });
+    const { body } = await admin.get(`/api/forms/${formId}/locks`);
+    expect(body.locks).toEqual([]);
+    // After the expiry the other user's save takes the step.
+    expect((await admin.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Admin after expiry' } } })).status).toBe(200);
+  });
+});
