@@ -50,7 +50,7 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     storage,
     kv,
     rateLimits: new RateLimits(kv, { isProduction: config.isProduction, logger }),
-    banks: new BankCatalog(storage.db),
+    banks: new BankCatalog(storage.db, kv),
   };
 
   await ensureBundledBank(storage.db);

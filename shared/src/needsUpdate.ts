@@ -2,7 +2,8 @@ import { NEEDS_UPDATE_LABELS, type NeedsUpdateFlag, type NeedsUpdateReason } fro
 import type { Question, QuestionBank, StepAnswers } from './questionBank.ts';
 import { isActive, isAnswered } from './answers.ts';
 
-function sameQuestion(a: Question, b: Question): boolean {
+/** Same title, type, required flag, options and columns: a copied answer still fits. */
+export function sameQuestion(a: Question, b: Question): boolean {
   return (
     a.title === b.title &&
     a.type === b.type &&

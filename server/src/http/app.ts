@@ -18,6 +18,10 @@ import { stepsRoutes } from '../api/steps/routes.ts';
 import { commentsRoutes } from '../api/comments/routes.ts';
 import { notificationsRoutes } from '../api/notifications/routes.ts';
 import { adminRoutes } from '../api/admin/routes.ts';
+import { schoolYearRoutes } from '../api/schoolYears/routes.ts';
+import { publicRoutes } from '../api/public/routes.ts';
+import { reportsRoutes } from '../api/reports/routes.ts';
+import { questionBankAdminRoutes } from '../api/questionBankAdmin/routes.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -40,6 +44,10 @@ function apiRouter(services: Services, identity: Identity): Router {
     commentsRoutes(services),
     notificationsRoutes(services),
     adminRoutes(services),
+    schoolYearRoutes(services),
+    publicRoutes(services),
+    reportsRoutes(services),
+    questionBankAdminRoutes(services),
   ];
   for (const routes of resources) api.use(routes.routes(), routes.allowedMethods({ throw: true }));
   return api;

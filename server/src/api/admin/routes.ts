@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden, notFound } from '../../http/errors.ts';
 import { parse } from '../../http/validate.ts';
 import { planShares, users } from '../../storage/schema.ts';
 import { canSharePlan } from '../../policy/plans.ts';
@@ -10,7 +10,8 @@ import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
 import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
 import { setLiveOverride } from '../../domain/sharing/setLiveOverride.ts';
-import { liveSchema, shareQuerySchema, shareSchema, unshareSchema } from './schemas.ts';
+import { liveSchema, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from './schemas.ts';
+import { rolloverDistrict, rolloverProgressKey } from '../../domain/plans/rolloverDistrict.ts';
 
 export function adminRoutes(services: Services): Router {
   const router = new Router({ prefix: '/admin' });
@@ -51,6 +52,22 @@ export function adminRoutes(services: Services): Router {
     const context = await loadPlan(services, auth.actor, formId);
     await setLiveOverride(services, { auth, ip: ctx.ip }, context, live);
     ctx.body = { success: true, formId, allowEditsWhenArchived: live };
+  });
+
+  router.post('/forms/rollover', async (ctx) => {
+    const auth = authOf(ctx);
+    if (auth.actor.level !== 5) throw forbidden();
+    const input = parse(rolloverSchema, ctx.request.body);
+    ctx.body = await rolloverDistrict(services, { auth, ip: ctx.ip }, input);
+  });
+
+  /** Progress of a running (or the last) rollover, for clients that poll instead of listening. */
+  router.get('/forms/rollover', async (ctx) => {
+    if (authOf(ctx).actor.level !== 5) throw forbidden();
+    const { sourceYear, targetYear } = parse(rolloverQuerySchema, ctx.query);
+    const progress = await services.kv.get(rolloverProgressKey(sourceYear, targetYear));
+    if (!progress) throw notFound('No rollover for these years');
+    ctx.body = { progress: JSON.parse(progress) };
   });
 
   return router;

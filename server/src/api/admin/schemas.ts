@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { STEP_KEY_PATTERN } from '@csp/shared';
-import { idSchema } from '../schemas.ts';
+import { idSchema, schoolYearSchema } from '../schemas.ts';
 
 export const shareSchema = z.strictObject({
   formId: idSchema,
@@ -12,5 +12,9 @@ export const shareSchema = z.strictObject({
 export const shareQuerySchema = z.object({ formId: idSchema });
 
 export const unshareSchema = z.strictObject({ formId: idSchema, userIds: z.array(idSchema).min(1).max(200) });
+
+export const rolloverSchema = z.strictObject({ sourceYear: schoolYearSchema, targetYear: schoolYearSchema, force: z.boolean().default(false) });
+
+export const rolloverQuerySchema = z.object({ sourceYear: schoolYearSchema, targetYear: schoolYearSchema });
 
 export const liveSchema = z.strictObject({ formId: idSchema, live: z.boolean() });

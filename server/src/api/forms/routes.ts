@@ -17,7 +17,10 @@ import { clearReviewFlag } from '../../domain/plans/clearReviewFlag.ts';
 import { setEmailShares } from '../../domain/sharing/setEmailShares.ts';
 import { transferCandidates, transferOwnership } from '../../domain/sharing/transferOwnership.ts';
 import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
+import { duplicatePlan } from '../../domain/plans/duplicatePlan.ts';
+import { comparePlans } from '../../domain/plans/comparePlans.ts';
 import { completedStepsOf, presentPlanSummary } from '../../presenters/plan.ts';
+import { compareQuerySchema, duplicateSchema } from './schemas.ts';
 import { attestSchema, createFormSchema, emailShareSchema, listFormsQuerySchema, reviewFlagSchema, transferSchema, updateFormSchema } from './schemas.ts';
 
 const callerOf = (ctx: Context): Caller => ({ auth: authOf(ctx), ip: ctx.ip });
@@ -103,6 +106,26 @@ export function formsRoutes(services: Services): Router {
     const { questionId, stepKey } = parse(reviewFlagSchema, ctx.request.body);
     const { needsUpdate } = await clearReviewFlag(services, caller, context, questionId, stepKey);
     ctx.body = { success: true, needsUpdate };
+  });
+
+  router.post('/:id/duplicate', async (ctx) => {
+    const caller = callerOf(ctx);
+    const context = await planFor(ctx);
+    const { schoolYear, force } = parse(duplicateSchema, ctx.request.body);
+    const { formId, created } = await duplicatePlan(services, caller, context, schoolYear, force);
+    ctx.body = {
+      success: true,
+      formId,
+      schoolYear,
+      sourceYear: context.plan.schoolYear,
+      message: created ? `Copied to ${schoolYear}` : `Filled the empty answers of the existing ${schoolYear} plan`,
+    };
+  });
+
+  router.get('/:id/compare', async (ctx) => {
+    const context = await loadReadablePlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
+    const { compareYear, steps } = parse(compareQuerySchema, ctx.query);
+    ctx.body = await comparePlans(services, context, compareYear, steps === 'all');
   });
 
   router.post('/:id/share', async (ctx) => {

@@ -54,4 +54,8 @@ export const commentActionSchema = z.strictObject({ action: z.enum(['read', 'fix
 
 export const emailShareSchema = z.strictObject({ sharedWithEmails: z.array(emailSchema).max(100) });
 
+export const duplicateSchema = z.strictObject({ schoolYear: schoolYearSchema, force: z.boolean().default(false) });
+
+export const compareQuerySchema = z.object({ compareYear: schoolYearSchema.optional(), steps: z.enum(['all']).optional() });
+
 export const transferSchema = z.strictObject({ formId: idSchema, newOwnerEmail: emailSchema });

@@ -1,5 +1,8 @@
 import Router from '@koa/router';
+import { sql } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { forbidden } from '../../http/errors.ts';
 
 async function probe(check: () => Promise<void>): Promise<'ok' | 'error'> {
   try {
@@ -21,5 +24,33 @@ export function healthRoutes({ storage, kv }: Services): Router {
     ctx.status = healthy ? 200 : 503;
     ctx.body = { status: healthy ? 'ok' : 'degraded', database, redis, store: storage.kind };
   });
+  /** For Super Admins: the same probes plus record counts and the applied migrations. */
+  router.get('/admin/health', async (ctx) => {
+    if (authOf(ctx).actor.level !== 5) throw forbidden();
+    const [database, redis] = await Promise.all([
+      probe(() => storage.ping()),
+      kv.kind === 'redis' ? probe(() => kv.ping()) : Promise.resolve('not configured' as const),
+    ]);
+    const [counts] = await storage.rows<Record<string, number>>(sql`select
+      (select count(*)::int from users) as users,
+      (select count(*)::int from users where is_active) as "activeUsers",
+      (select count(*)::int from plans) as plans,
+      (select count(*)::int from sessions where expires_at > now()) as sessions,
+      (select count(*)::int from collab_documents) as "collabDocuments",
+      (select count(*)::int from client_errors where created_at > now() - interval '1 day') as "clientErrorsToday"`);
+    const migrations = await storage.rows<{ hash: string; created_at: string }>(
+      sql`select hash, created_at from drizzle.__drizzle_migrations order by created_at`,
+    );
+    ctx.body = {
+      status: database === 'ok' && redis !== 'error' ? 'ok' : 'degraded',
+      database,
+      redis,
+      store: storage.kind,
+      counts,
+      migrations: migrations.map((m) => ({ hash: m.hash, appliedAt: new Date(Number(m.created_at)).toISOString() })),
+      process: { pid: process.pid, uptimeSeconds: Math.round(process.uptime()), rssBytes: process.memoryUsage().rss, node: process.version },
+    };
+  });
+
   return router;
 }

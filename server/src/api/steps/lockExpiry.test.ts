@@ -86,7 +86,7 @@ describe('step lock expiry (STEP_LOCK_TTL_SECONDS=2)', () => {
       while (Date.now() - lockedAt < 2 * TTL_MS) {
         const response = await refresh(principal, formId);
         expect(response.status).toBe(200);
-        await sleep(300);
+        await sleep(200);
       }
       const kept = (await lockOf(admin, formId, 6))!;
       expect(kept).toBeDefined();

@@ -2,51 +2,71 @@ import { and, eq, inArray } from 'drizzle-orm';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { DEFAULT_STEP_KEYS, type QuestionBank } from '@csp/shared';
 import type { Database } from '../../storage/database.ts';
+import type { KeyValueStore } from '../../kv/index.ts';
 import { questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
 
 export interface ResolvedBank extends QuestionBank {
   source: 'published' | 'bundled';
 }
 
+const PUBLISHED_KEY = 'bank:published';
+const PUBLISHED_TTL_MS = 60_000;
+const versionKey = (version: number) => `bank:version:${version}`;
+const VERSION_TTL_MS = 24 * 3600_000;
+
 /**
- * Reads question-bank versions. Published and archived versions never change, so each is read
- * from the database once per process; drafts are never served from here.
+ * Reads question-bank versions. Published and archived versions never change: each is cached in
+ * the shared store and, once read, kept in this process. Drafts are never served from here.
  */
 export class BankCatalog {
   private readonly versions = new Map<number, Promise<QuestionBank | null>>();
   private readonly db: Database;
+  private readonly kv: KeyValueStore;
 
-  constructor(db: Database) {
+  constructor(db: Database, kv: KeyValueStore) {
     this.db = db;
+    this.kv = kv;
+  }
+
+  private async load(version: number): Promise<QuestionBank | null> {
+    const cached = await this.kv.get(versionKey(version)).catch(() => null);
+    if (cached) return JSON.parse(cached) as QuestionBank;
+    const [row] = await this.db
+      .select({ version: questionBankVersions.version, steps: questionBankVersions.steps })
+      .from(questionBankVersions)
+      .where(and(eq(questionBankVersions.version, version), inArray(questionBankVersions.status, ['published', 'archived'])));
+    if (!row) return null;
+    const bank = { version: row.version, steps: row.steps };
+    await this.kv.set(versionKey(version), JSON.stringify(bank), VERSION_TTL_MS).catch(() => {});
+    return bank;
   }
 
   /** A published or archived version, or null. */
   version(version: number): Promise<QuestionBank | null> {
     let cached = this.versions.get(version);
     if (!cached) {
-      cached = this.db
-        .select({ version: questionBankVersions.version, steps: questionBankVersions.steps })
-        .from(questionBankVersions)
-        .where(and(eq(questionBankVersions.version, version), inArray(questionBankVersions.status, ['published', 'archived'])))
-        .then(([row]) => (row ? { version: row.version, steps: row.steps } : null));
+      cached = this.load(version);
       cached.then((bank) => bank ?? this.versions.delete(version)).catch(() => this.versions.delete(version));
       this.versions.set(version, cached);
     }
     return cached;
   }
 
-  /** Forgets a version (a draft that was just published reads fresh). */
-  forget(version: number): void {
-    this.versions.delete(version);
-  }
-
   async publishedVersion(): Promise<number | null> {
+    const cached = await this.kv.get(PUBLISHED_KEY).catch(() => null);
+    if (cached) return Number(cached);
     const [row] = await this.db
       .select({ version: questionBankVersions.version })
       .from(questionBankVersions)
       .where(eq(questionBankVersions.status, 'published'))
       .limit(1);
+    if (row) await this.kv.set(PUBLISHED_KEY, String(row.version), PUBLISHED_TTL_MS).catch(() => {});
     return row?.version ?? null;
+  }
+
+  /** After a publish: every process reads the new published version number. */
+  async publishedChanged(): Promise<void> {
+    await this.kv.delete(PUBLISHED_KEY);
   }
 
   /** The version a school year pins, else the published one. */

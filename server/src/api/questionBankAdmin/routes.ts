@@ -1,0 +1,144 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import { eq } from 'drizzle-orm';
+import { randomBytes } from 'node:crypto';
+import type { Question } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { badRequest, conflict, forbidden } from '../../http/errors.ts';
+import { parse } from '../../http/validate.ts';
+import { questionBankVersions } from '../../storage/schema.ts';
+import type { Caller } from '../../domain/audit/recordAudit.ts';
+import { recordAudit } from '../../domain/audit/recordAudit.ts';
+import { editDraftBank, findQuestion, findStep } from '../../domain/questionBank/editDraftBank.ts';
+import { publishDraftBank } from '../../domain/questionBank/publishDraftBank.ts';
+import { describeBankChanges } from '../../domain/questionBank/describeBankChanges.ts';
+import {
+  activeSchema,
+  addQuestionSchema,
+  addStepSchema,
+  publishSchema,
+  questionIdParam,
+  reorderSchema,
+  stepKeyParam,
+  updateQuestionSchema,
+  updateStepSchema,
+} from './schemas.ts';
+
+/** Super Admin editing of the question bank: a draft is edited, then published as the next version. */
+export function questionBankAdminRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/admin/question-bank' });
+  const superAdmin = (ctx: Context): Caller => {
+    const auth = authOf(ctx);
+    if (auth.actor.level !== 5) throw forbidden();
+    return { auth, ip: ctx.ip };
+  };
+  const db = services.storage.db;
+
+  router.get('/', async (ctx) => {
+    superAdmin(ctx);
+    const rows = await db.select().from(questionBankVersions);
+    const published = rows.find((row) => row.status === 'published');
+    const draft = rows.find((row) => row.status === 'draft');
+    const asBank = (row: typeof published) => (row ? { version: row.version, steps: row.steps } : null);
+    ctx.body = {
+      published: asBank(published),
+      draft: asBank(draft),
+      differences: describeBankChanges(asBank(published), asBank(draft)),
+      versions: rows.map((row) => ({ version: row.version, status: row.status, schoolYear: row.schoolYear, publishedAt: row.publishedAt?.toISOString() ?? null })).sort((a, b) => a.version - b.version),
+    };
+  });
+
+  router.put('/questions/:questionId', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const questionId = parse(questionIdParam, ctx.params.questionId, 'Invalid question id');
+    const changes = parse(updateQuestionSchema, ctx.request.body);
+    ctx.body = await editDraftBank(services, caller, 'question.update', (steps) => {
+      const { question } = findQuestion(steps, questionId);
+      const before = { ...question };
+      for (const [key, value] of Object.entries(changes)) {
+        if (value === null) delete (question as Record<string, unknown>)[key];
+        else (question as Record<string, unknown>)[key] = value;
+      }
+      return { questionId, before, after: question };
+    });
+  });
+
+  router.post('/questions', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const { stepKey, position, question } = parse(addQuestionSchema, ctx.request.body);
+    // A new id, never reused: answers of removed questions keep theirs.
+    const id = `q_${randomBytes(6).toString('hex')}`;
+    ctx.body = await editDraftBank(services, caller, 'question.add', (steps) => {
+      const step = findStep(steps, stepKey);
+      step.questions.splice(position ?? step.questions.length, 0, { id, ...question } as Question);
+      return { stepKey, questionId: id };
+    });
+  });
+
+  router.post('/questions/:questionId/active', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const questionId = parse(questionIdParam, ctx.params.questionId, 'Invalid question id');
+    const { active } = parse(activeSchema, ctx.request.body);
+    ctx.body = await editDraftBank(services, caller, active ? 'question.activate' : 'question.deactivate', (steps) => {
+      const { question } = findQuestion(steps, questionId);
+      if (active) delete question.active;
+      else question.active = false;
+      return { questionId, active };
+    });
+  });
+
+  router.post('/steps', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const { key, title, intro, position } = parse(addStepSchema, ctx.request.body);
+    ctx.body = await editDraftBank(services, caller, 'step.add', (steps) => {
+      if (steps.some((step) => step.key === key)) throw conflict(`Step ${key} already exists`);
+      steps.splice(position ?? steps.length, 0, { key, title, intro, questions: [] });
+      return { stepKey: key };
+    });
+  });
+
+  router.put('/steps/:stepKey', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const stepKey = parse(stepKeyParam, ctx.params.stepKey, 'Invalid step key');
+    const changes = parse(updateStepSchema, ctx.request.body);
+    ctx.body = await editDraftBank(services, caller, 'step.update', (steps) => {
+      const step = findStep(steps, stepKey);
+      const before = { title: step.title, intro: step.intro };
+      Object.assign(step, changes);
+      return { stepKey, before, after: changes };
+    });
+  });
+
+  router.put('/steps/:stepKey/order', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const stepKey = parse(stepKeyParam, ctx.params.stepKey, 'Invalid step key');
+    const { questionIds } = parse(reorderSchema, ctx.request.body);
+    ctx.body = await editDraftBank(services, caller, 'step.reorder', (steps) => {
+      const step = findStep(steps, stepKey);
+      const current = step.questions.map((q) => q.id);
+      if (questionIds.length !== current.length || [...questionIds].sort().join() !== [...current].sort().join()) {
+        throw badRequest('questionIds must list every question of the step exactly once');
+      }
+      step.questions = questionIds.map((id) => step.questions.find((q) => q.id === id)!);
+      return { stepKey, before: current, after: questionIds };
+    });
+  });
+
+  router.delete('/draft', async (ctx) => {
+    const caller = superAdmin(ctx);
+    await db.transaction(async (tx) => {
+      const removed = await tx.delete(questionBankVersions).where(eq(questionBankVersions.status, 'draft')).returning({ version: questionBankVersions.version });
+      await recordAudit(tx, caller, { action: 'questionBank.discard', targetType: 'questionBank', targetId: removed[0] ? String(removed[0].version) : null });
+    });
+    ctx.body = { success: true };
+  });
+
+  router.post('/publish', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const { schoolYear } = parse(publishSchema, ctx.request.body);
+    ctx.body = { success: true, ...(await publishDraftBank(services, caller, schoolYear)) };
+  });
+
+  return router;
+}

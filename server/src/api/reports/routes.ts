@@ -1,0 +1,37 @@
+import Router from '@koa/router';
+import { z } from 'zod';
+import type { Context } from 'koa';
+import { currentSchoolYear } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { forbidden } from '../../http/errors.ts';
+import { parse } from '../../http/validate.ts';
+import { schoolYearSchema } from '../schemas.ts';
+import { yearReportCsv } from '../../domain/district/yearReport.ts';
+import { statusTimeline } from '../../domain/district/statusTimeline.ts';
+
+const yearQuery = z.object({ schoolYear: schoolYearSchema.optional() });
+
+/** District reports: Super Admins only (never shown to principals beyond their own school). */
+export function reportsRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/admin/reports' });
+  const requireSuperAdmin = (ctx: Context) => {
+    if (authOf(ctx).actor.level !== 5) throw forbidden();
+  };
+
+  router.get('/year.csv', async (ctx) => {
+    requireSuperAdmin(ctx);
+    const { schoolYear = currentSchoolYear() } = parse(yearQuery, ctx.query);
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.attachment(`Consolidated_Plans_${schoolYear}.csv`);
+    ctx.body = await yearReportCsv(services, schoolYear);
+  });
+
+  router.get('/timeline', async (ctx) => {
+    requireSuperAdmin(ctx);
+    const { schoolYear = currentSchoolYear() } = parse(yearQuery, ctx.query);
+    ctx.body = await statusTimeline(services, schoolYear);
+  });
+
+  return router;
+}

@@ -1,0 +1,36 @@
+import { eq } from 'drizzle-orm';
+import { questionBankSchema } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import { questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
+import { badRequest } from '../../http/errors.ts';
+import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
+
+/**
+ * Publish: the published version is archived, the draft becomes published (optionally pinned to a
+ * school year), and a new draft is cloned from it.
+ */
+export async function publishDraftBank(services: Services, caller: Caller, schoolYear: string | undefined): Promise<{ version: number; draftVersion: number }> {
+  const db = services.storage.db;
+  if (schoolYear) await ensureYearSettings(db, services.banks, schoolYear);
+  const result = await db.transaction(async (tx) => {
+    const [draft] = await tx.select().from(questionBankVersions).where(eq(questionBankVersions.status, 'draft')).for('update');
+    if (!draft) throw badRequest('There is no draft to publish');
+    const checked = questionBankSchema.safeParse({ version: draft.version, steps: draft.steps });
+    if (!checked.success) throw badRequest(`The draft is invalid: ${checked.error.issues[0]?.message ?? ''}`);
+    const now = new Date();
+    await tx.update(questionBankVersions).set({ status: 'archived', updatedAt: now }).where(eq(questionBankVersions.status, 'published'));
+    await tx
+      .update(questionBankVersions)
+      .set({ status: 'published', publishedAt: now, schoolYear: schoolYear ?? null, updatedAt: now })
+      .where(eq(questionBankVersions.version, draft.version));
+    await tx.insert(questionBankVersions).values({ version: draft.version + 1, status: 'draft', steps: draft.steps });
+    if (schoolYear) {
+      await tx.update(schoolYearSettings).set({ questionBankVersion: draft.version, updatedAt: now }).where(eq(schoolYearSettings.schoolYear, schoolYear));
+    }
+    await recordAudit(tx, caller, { action: 'questionBank.publish', targetType: 'questionBank', targetId: String(draft.version), summary: { schoolYear: schoolYear ?? null } });
+    return { version: draft.version, draftVersion: draft.version + 1 };
+  });
+  await services.banks.publishedChanged();
+  return result;
+}
