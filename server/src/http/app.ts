@@ -87,7 +87,7 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
   const apiStack = compose<Koa.ParameterizedContext>([
     sameOriginGuard(services.config.appUrl),
     body,
-    accessGate(services),
+    guardExistingRoutes(api, accessGate(services)),
     api.routes(),
     api.allowedMethods({ throw: true }),
   ] as Middleware[]);
@@ -99,4 +99,9 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
 
   for (const middleware of spaMiddleware()) app.use(middleware);
   return app;
+}
+
+/** The gate guards the routes that exist; an unknown path or method falls through to 404/405. */
+function guardExistingRoutes(api: Router, gate: Middleware): Middleware {
+  return (ctx, next) => (api.match(ctx.path, ctx.method).route ? gate(ctx, next) : next());
 }

@@ -7,7 +7,6 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
-import { signIn } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { plans } from '../storage/schema.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
@@ -15,7 +14,7 @@ import type { RealtimeGateway } from './gateway.ts';
 import { waitFor } from '../../../tests/support/wait.ts';
 import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../../../tests/support/realtime.ts';
 import { sessionToken } from '../../../tests/support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, signInAll, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
 
 const STEP = 'attendancePlan';
 
@@ -55,9 +54,7 @@ describe('realtime gateway', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    [principal, admin, teacherRiverside] = await Promise.all(
-      [PRINCIPAL_HARBOR, SUPERADMIN, 'teacher.riverside@example.org'].map((email) => signIn(server.url, email)),
-    );
+    [principal, admin, teacherRiverside] = await signInAll(server.url, [PRINCIPAL_HARBOR, SUPERADMIN, 'teacher.riverside@example.org']);
     [principalUser, adminUser] = await Promise.all([whoAmI(principal), whoAmI(admin)]);
   });
   afterAll(async () => {
@@ -316,7 +313,7 @@ describe('lock expiry (STEP_LOCK_TTL_SECONDS=2, a server of its own)', () => {
   });
 
   it('announces expired when the lock lapses without a release', async () => {
-    const [principal, admin] = await Promise.all([signIn(server.url, PRINCIPAL_HARBOR), signIn(server.url, SUPERADMIN)]);
+    const [principal, admin] = await signInAll(server.url, [PRINCIPAL_HARBOR, SUPERADMIN]);
     const principalUser = await whoAmI(principal);
     const formId = await planIdOf(principal, HARBOR);
     const observer = await socketOf(server, admin, 'admin');

@@ -1,12 +1,10 @@
 import type http from 'node:http';
 import { Server as SocketServer, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
-import { z } from 'zod';
-import { STEP_KEY_PATTERN } from '@csp/shared';
+import { planJoinSchema, planLeaveSchema, presenceStepSchema } from '@csp/shared/api/realtime';
 import type { BaseServices } from '../services.ts';
 import { SESSION_COOKIE, validateSessionToken } from '../auth/sessions.ts';
 import { createRedisClient } from '../kv/redis.ts';
-import { ID_PATTERN } from '../storage/ids.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
 import { leavePresence, listPresence, registerPresence } from '../domain/plans/presence.ts';
 import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
@@ -16,10 +14,6 @@ import { LockExpiryWatcher } from './lockExpiryWatcher.ts';
 
 export const REALTIME_PATH = '/realtime';
 const PRESENCE_REFRESH_MS = 20_000;
-
-const joinSchema = z.object({ formId: z.string().regex(ID_PATTERN), stepKey: z.string().regex(STEP_KEY_PATTERN).nullish() });
-const leaveSchema = z.object({ formId: z.string().regex(ID_PATTERN) });
-const presenceSchema = z.object({ formId: z.string().regex(ID_PATTERN), stepKey: z.string().regex(STEP_KEY_PATTERN).nullable() });
 
 interface SocketData {
   token: string;
@@ -116,7 +110,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
 
     socket.on('plan:join', async (raw: unknown, ack?: Ack) => {
       const reply = typeof ack === 'function' ? ack : () => {};
-      const parsed = joinSchema.safeParse(raw);
+      const parsed = planJoinSchema.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: 'Invalid request' });
       try {
         const actor = await currentActor(socket);
@@ -142,7 +136,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
 
     socket.on('presence:step', async (raw: unknown, ack?: Ack) => {
       const reply = typeof ack === 'function' ? ack : () => {};
-      const parsed = presenceSchema.safeParse(raw);
+      const parsed = presenceStepSchema.safeParse(raw);
       if (!parsed.success || !data.plans.has(parsed.data.formId)) return reply({ ok: false, error: 'Join the plan first' });
       const actor = await currentActor(socket);
       if (!actor) return reply({ ok: false, error: 'Unauthorized' });
@@ -154,7 +148,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
 
     socket.on('plan:leave', async (raw: unknown, ack?: Ack) => {
       const reply = typeof ack === 'function' ? ack : () => {};
-      const parsed = leaveSchema.safeParse(raw);
+      const parsed = planLeaveSchema.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: 'Invalid request' });
       await leavePlan(socket, parsed.data.formId);
       reply({ ok: true });

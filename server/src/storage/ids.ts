@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 
-/** 24 lowercase hex characters, like the original application's object ids. */
-export const ID_PATTERN = /^[0-9a-f]{24}$/;
+import { ID_PATTERN } from '@csp/shared/api/common';
+
+export { ID_PATTERN };
 
 export function newId(): string {
   return randomBytes(12).toString('hex');

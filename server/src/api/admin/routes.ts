@@ -10,7 +10,7 @@ import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
 import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
 import { setLiveOverride } from '../../domain/sharing/setLiveOverride.ts';
-import { liveSchema, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from './schemas.ts';
+import { liveSchema, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from '@csp/shared/api/admin';
 import { rolloverDistrict, rolloverProgressKey } from '../../domain/plans/rolloverDistrict.ts';
 
 export function adminRoutes(services: Services): Router {

@@ -11,7 +11,7 @@ import { parse } from '../../http/validate.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { recordAudit } from '../../domain/audit/recordAudit.ts';
 import { users } from '../../storage/schema.ts';
-import { previewBodySchema, signInQuerySchema, signInStateSchema } from './schemas.ts';
+import { previewBodySchema, signInQuerySchema, signInStateSchema } from '@csp/shared/api/auth';
 
 const SIGN_IN_COOKIE = 'csp.sign-in';
 const SIGN_IN_MAX_AGE_MS = 10 * 60 * 1000;

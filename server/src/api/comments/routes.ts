@@ -6,7 +6,7 @@ import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { createComment } from '../../domain/comments/createComment.ts';
 import { setCommentStatus } from '../../domain/comments/setCommentStatus.ts';
 import { presentComment } from '../../presenters/comment.ts';
-import { commentActionSchema, createCommentSchema } from '../forms/schemas.ts';
+import { commentActionSchema, createCommentSchema } from '@csp/shared/api/forms';
 
 export function commentsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/forms/:id/comments' });

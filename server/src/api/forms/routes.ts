@@ -20,8 +20,8 @@ import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
 import { duplicatePlan } from '../../domain/plans/duplicatePlan.ts';
 import { comparePlans } from '../../domain/plans/comparePlans.ts';
 import { completedStepsOf, presentPlanSummary } from '../../presenters/plan.ts';
-import { compareQuerySchema, duplicateSchema } from './schemas.ts';
-import { attestSchema, createFormSchema, emailShareSchema, listFormsQuerySchema, reviewFlagSchema, transferSchema, updateFormSchema } from './schemas.ts';
+import { compareQuerySchema, duplicateSchema } from '@csp/shared/api/forms';
+import { attestSchema, createFormSchema, emailShareSchema, listFormsQuerySchema, reviewFlagSchema, transferSchema, updateFormSchema } from '@csp/shared/api/forms';
 
 const callerOf = (ctx: Context): Caller => ({ auth: authOf(ctx), ip: ctx.ip });
 

@@ -1,15 +1,12 @@
 import Router from '@koa/router';
 import { and, desc, eq, isNull } from 'drizzle-orm';
-import { z } from 'zod';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
 import { notFound } from '../../http/errors.ts';
 import { parse } from '../../http/validate.ts';
 import { notifications } from '../../storage/schema.ts';
 import { presentNotification } from '../../presenters/comment.ts';
-import { idSchema } from '../schemas.ts';
-
-const markReadSchema = z.strictObject({ notificationId: idSchema });
+import { markNotificationReadSchema } from '@csp/shared/api/notifications';
 
 /** Review pings for the signed-in user; read state is stored. */
 export function notificationsRoutes({ storage }: Services): Router {
@@ -23,7 +20,7 @@ export function notificationsRoutes({ storage }: Services): Router {
 
   router.post('/', async (ctx) => {
     const user = authOf(ctx).actor;
-    const { notificationId } = parse(markReadSchema, ctx.request.body);
+    const { notificationId } = parse(markNotificationReadSchema, ctx.request.body);
     const mine = and(eq(notifications.id, notificationId), eq(notifications.userId, user.id));
     await storage.db.update(notifications).set({ readAt: new Date() }).where(and(mine, isNull(notifications.readAt)));
     const [row] = await storage.db.select().from(notifications).where(mine).limit(1);

@@ -1,20 +1,10 @@
 import Router from '@koa/router';
-import { z } from 'zod';
 import type { Services } from '../../services.ts';
+import { clientErrorSchema } from '@csp/shared/api/public';
 import { parse } from '../../http/validate.ts';
 import { clientErrors } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { districtOverview } from '../../domain/district/districtOverview.ts';
-
-const clip = (max: number) => z.string().transform((value) => value.slice(0, max));
-
-/** A browser error report: bounded fields, stored and logged without cookies or answers. */
-const clientErrorSchema = z.object({
-  message: z.string().min(1).max(2000),
-  stack: clip(8000).optional(),
-  url: clip(2000).optional(),
-  userAgent: clip(500).optional(),
-});
 
 export function publicRoutes(services: Services): Router {
   const router = new Router();

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Services } from '../../services.ts';
 import { notFound } from '../../http/errors.ts';
 import { parse } from '../../http/validate.ts';
-import { questionBankQuerySchema } from './schemas.ts';
+import { questionBankQuerySchema } from '@csp/shared/api/questionBank';
 
 export function questionBankRoutes({ banks }: Services): Router {
   const router = new Router();

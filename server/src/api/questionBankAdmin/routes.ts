@@ -23,7 +23,7 @@ import {
   stepKeyParam,
   updateQuestionSchema,
   updateStepSchema,
-} from './schemas.ts';
+} from '@csp/shared/api/questionBankAdmin';
 
 /** Super Admin editing of the question bank: a draft is edited, then published as the next version. */
 export function questionBankAdminRoutes(services: Services): Router {

@@ -1,16 +1,13 @@
 import Router from '@koa/router';
-import { z } from 'zod';
 import type { Context } from 'koa';
 import { currentSchoolYear } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
 import { forbidden } from '../../http/errors.ts';
 import { parse } from '../../http/validate.ts';
-import { schoolYearSchema } from '../schemas.ts';
+import { reportYearQuerySchema } from '@csp/shared/api/reports';
 import { yearReportCsv } from '../../domain/district/yearReport.ts';
 import { statusTimeline } from '../../domain/district/statusTimeline.ts';
-
-const yearQuery = z.object({ schoolYear: schoolYearSchema.optional() });
 
 /** District reports: Super Admins only (never shown to principals beyond their own school). */
 export function reportsRoutes(services: Services): Router {
@@ -21,7 +18,7 @@ export function reportsRoutes(services: Services): Router {
 
   router.get('/year.csv', async (ctx) => {
     requireSuperAdmin(ctx);
-    const { schoolYear = currentSchoolYear() } = parse(yearQuery, ctx.query);
+    const { schoolYear = currentSchoolYear() } = parse(reportYearQuerySchema, ctx.query);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.attachment(`Consolidated_Plans_${schoolYear}.csv`);
     ctx.body = await yearReportCsv(services, schoolYear);
@@ -29,7 +26,7 @@ export function reportsRoutes(services: Services): Router {
 
   router.get('/timeline', async (ctx) => {
     requireSuperAdmin(ctx);
-    const { schoolYear = currentSchoolYear() } = parse(yearQuery, ctx.query);
+    const { schoolYear = currentSchoolYear() } = parse(reportYearQuerySchema, ctx.query);
     ctx.body = await statusTimeline(services, schoolYear);
   });
 

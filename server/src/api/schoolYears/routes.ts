@@ -9,7 +9,7 @@ import type { Caller } from '../../domain/audit/recordAudit.ts';
 import { readYearSettings } from '../../domain/schoolYears/readYearSettings.ts';
 import { setUpNextYear } from '../../domain/schoolYears/setUpNextYear.ts';
 import { updateYearSettings } from '../../domain/schoolYears/updateYearSettings.ts';
-import { nextYearSchema, updateYearSchema, yearQuerySchema } from './schemas.ts';
+import { nextYearSchema, updateYearSchema, yearQuerySchema } from '@csp/shared/api/schoolYears';
 
 export function schoolYearRoutes(services: Services): Router {
   const router = new Router({ prefix: '/school-year' });

@@ -12,7 +12,7 @@ import { saveStep } from '../../domain/plans/saveStep.ts';
 import { listStepLocks, refreshStepLock, releaseStepLock } from '../../domain/plans/stepLocks.ts';
 import { listPresence, registerPresence } from '../../domain/plans/presence.ts';
 import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
-import { registerEditorSchema, stepSaveSchema } from '../forms/schemas.ts';
+import { registerEditorSchema, stepSaveSchema } from '@csp/shared/api/forms';
 
 const iso = (date: Date | null) => (date ? date.toISOString() : null);
 

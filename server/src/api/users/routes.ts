@@ -26,7 +26,7 @@ import {
   listUsersQuerySchema,
   permissionsSchema,
   updateUserSchema,
-} from './schemas.ts';
+} from '@csp/shared/api/users';
 
 export function usersRoutes(services: Services): Router {
   const router = new Router({ prefix: '/users' });

@@ -1,5 +1,6 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { answerSchema, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
+import type { MergeStrategy } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { planSteps } from '../../storage/schema.ts';
@@ -8,8 +9,6 @@ import { canEditStep } from '../../policy/plans.ts';
 import { requireWritable, type PlanContext } from './loadPlan.ts';
 import { claimStepLock, type StepLock } from './stepLocks.ts';
 
-export const MERGE_STRATEGIES = ['last-write-wins', 'merge', 'reject'] as const;
-export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
 
 export interface StepSave {
   data: Record<string, unknown>;

@@ -4,7 +4,7 @@ import { users } from '../../storage/schema.ts';
 import { canAssignLevel, canManageTarget } from '../../policy/users.ts';
 import { invalidateUserSessions, type UserRow } from '../../auth/sessions.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import type { BulkAction } from '../../api/users/schemas.ts';
+import type { BulkAction } from '@csp/shared/api/users';
 
 export interface BulkResult {
   userId: string;

@@ -4,7 +4,7 @@ import { users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { canManageTarget } from '../../policy/users.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { importRowSchema, type ImportRow } from '../../api/users/schemas.ts';
+import { importRowSchema, type ImportRow } from '@csp/shared/api/users';
 
 export interface ImportResult {
   row: number;

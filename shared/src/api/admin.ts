@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { STEP_KEY_PATTERN } from '@csp/shared';
-import { idSchema, schoolYearSchema } from '../schemas.ts';
+import { STEP_KEY_PATTERN } from '../steps.ts';
+import { idSchema, schoolYearSchema } from './common.ts';
 
 export const shareSchema = z.strictObject({
   formId: idSchema,

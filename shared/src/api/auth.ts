@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { ID_PATTERN } from '../../storage/ids.ts';
+import { ID_PATTERN } from './common.ts';
 
 /** Only same-site paths: an absolute or protocol-relative URL would be an open redirect. */
 export const callbackUrlSchema = z

@@ -1,6 +1,8 @@
 import { z } from 'zod';
-import { isValidSchoolYear } from '@csp/shared';
-import { ID_PATTERN } from '../storage/ids.ts';
+import { isValidSchoolYear } from '../schoolYear.ts';
+
+/** Record ids: 24 lowercase hex characters, like the original application's object ids. */
+export const ID_PATTERN = /^[0-9a-f]{24}$/;
 
 /** Field schemas more than one resource uses. */
 export const idSchema = z.string().regex(ID_PATTERN, 'must be a 24-character hex id');

@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { COLLABORATION_FLAGS } from '@csp/shared';
-import { emailSchema, idSchema, levelSchema, pagingSchema, schoolNameSchema } from '../schemas.ts';
+import { COLLABORATION_FLAGS } from '../roles.ts';
+import { emailSchema, idSchema, levelSchema, pagingSchema, schoolNameSchema } from './common.ts';
 
 const nameSchema = z.string().trim().min(1).max(200);
 const titleSchema = z.string().trim().max(200);

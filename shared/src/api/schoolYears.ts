@@ -1,6 +1,6 @@
 import { z } from 'zod';
-import { STEP_KEY_PATTERN } from '@csp/shared';
-import { schoolYearSchema } from '../schemas.ts';
+import { STEP_KEY_PATTERN } from '../steps.ts';
+import { schoolYearSchema } from './common.ts';
 
 export const yearQuerySchema = z.object({ schoolYear: schoolYearSchema.optional() });
 

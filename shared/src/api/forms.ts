@@ -1,7 +1,11 @@
 import { z } from 'zod';
-import { PLAN_STATUSES, STEP_KEY_PATTERN, QUESTION_ID_PATTERN } from '@csp/shared';
-import { emailSchema, idSchema, pagingSchema, schoolNameSchema, schoolYearSchema } from '../schemas.ts';
-import { MERGE_STRATEGIES } from '../../domain/plans/saveStep.ts';
+import { PLAN_STATUSES } from '../roles.ts';
+import { STEP_KEY_PATTERN } from '../steps.ts';
+import { QUESTION_ID_PATTERN } from '../questionBank.ts';
+import { emailSchema, idSchema, pagingSchema, schoolNameSchema, schoolYearSchema } from './common.ts';
+
+export const MERGE_STRATEGIES = ['last-write-wins', 'merge', 'reject'] as const;
+export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
 
 const stepKeySchema = z.string().regex(STEP_KEY_PATTERN, 'must be a step key');
 const questionIdSchema = z.string().regex(QUESTION_ID_PATTERN, 'must be a question id');

@@ -1,6 +1,7 @@
 import { z } from 'zod';
-import { QUESTION_TYPES, STEP_KEY_PATTERN, QUESTION_ID_PATTERN, selectOptionSchema, tableColumnSchema } from '@csp/shared';
-import { schoolYearSchema } from '../schemas.ts';
+import { STEP_KEY_PATTERN } from '../steps.ts';
+import { QUESTION_TYPES, QUESTION_ID_PATTERN, selectOptionSchema, tableColumnSchema } from '../questionBank.ts';
+import { schoolYearSchema } from './common.ts';
 
 const stepKeySchema = z.string().regex(STEP_KEY_PATTERN, 'must be a step key');
 

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { schoolYearSchema } from '../schemas.ts';
+import { schoolYearSchema } from './common.ts';
 
 export const questionBankQuerySchema = z.object({
   schoolYear: schoolYearSchema.optional(),
