@@ -81,10 +81,12 @@ export function isStepComplete(step: Step, answers: StepAnswers): boolean {
   return visibleQuestions(step, answers).every((question) => !question.required || isAnswered(question, answers[question.id]));
 }
 
-/** True when two answers are the same value (tables compared cell by cell). */
+const sameCells = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((cell, index) => cell === b[index]);
+
+/** True when two answers are the same value (tables compared cell by cell, whatever their key order). */
 export function sameAnswer(a: Answer | undefined, b: Answer | undefined): boolean {
   if (a === b) return true;
   if (a == null || b == null) return (a ?? null) === (b ?? null);
-  if (typeof a === 'object' && typeof b === 'object') return JSON.stringify(a) === JSON.stringify(b);
-  return false;
+  if (typeof a !== 'object' || typeof b !== 'object') return false;
+  return sameCells(a.headers, b.headers) && a.rows.length === b.rows.length && a.rows.every((row, index) => sameCells(row, b.rows[index]!));
 }

@@ -2,8 +2,27 @@ import type { z } from 'zod';
 import { isId } from '../storage/ids.ts';
 import { HttpError, notFound } from './errors.ts';
 
+/** A NUL or an unpaired surrogate cannot be stored as PostgreSQL text or jsonb: refuse it up front. */
+function findUnstorableText(value: unknown, path: string): string | null {
+  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path || 'value' : null;
+  if (Array.isArray(value)) {
+    for (let index = 0; index < value.length; index++) {
+      const found = findUnstorableText(value[index], `${path}.${index}`);
+      if (found) return found;
+    }
+  } else if (value && typeof value === 'object') {
+    for (const [key, item] of Object.entries(value)) {
+      const found = findUnstorableText(key, path) ?? findUnstorableText(item, path ? `${path}.${key}` : key);
+      if (found) return found;
+    }
+  }
+  return null;
+}
+
 /** Parses input with a zod schema; failures are a 400 naming each bad field. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 'Invalid request'): z.infer<S> {
+  const unstorable = findUnstorableText(input, '');
+  if (unstorable) throw new HttpError(400, `${what}: ${unstorable} contains characters that cannot be stored`);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const details = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));

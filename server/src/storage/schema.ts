@@ -152,6 +152,8 @@ export const planSteps = pgTable(
     data: jsonb('data').$type<StepAnswers>().notNull().default({}),
     /** Revision at which each answer last changed: tells a stale client which fields moved under it. */
     fieldRevisions: jsonb('field_revisions').$type<Record<string, number>>().notNull().default({}),
+    /** When each answer last changed (epoch ms): tells a client that sent only `lastUpdated` the same. */
+    fieldChangedAt: jsonb('field_changed_at').$type<Record<string, number>>().notNull().default({}),
     revisionCount: integer('revision_count').notNull().default(0),
     lastUpdated: timestamp('last_updated', { withTimezone: true, mode: 'date' }),
     updatedBy: id('updated_by'),

@@ -27,7 +27,7 @@ export function stepsRoutes(services: Services): Router {
   /** Step numbers are 1-based positions in the plan's pinned bank (default key order without one). */
   async function stepOf(ctx: Context, context: PlanContext) {
     const bank = await services.banks.resolve(context.plan.questionBankVersion);
-    const stepNumber = /^\d{1,3}$/.test(ctx.params.stepNumber ?? '') ? Number(ctx.params.stepNumber) : NaN;
+    const stepNumber = /^[1-9]\d{0,2}$/.test(ctx.params.stepNumber ?? '') ? Number(ctx.params.stepNumber) : NaN;
     const step = bank.steps[stepNumber - 1];
     if (!step) throw notFound(`No step ${ctx.params.stepNumber} in this plan's question bank`);
     return { step, stepNumber, stepKeys: stepKeysOf(bank) };

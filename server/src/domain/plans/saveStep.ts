@@ -46,12 +46,16 @@ function validateAnswers(step: Step, data: Record<string, unknown>): StepAnswers
   return answers;
 }
 
-/** The revision the client based its edit on; unknown bases count from the empty step (conservative). */
-function baseRevision(save: StepSave, row: StepRow): number {
-  if (save.revisionCount !== undefined) return Math.min(save.revisionCount, row.revisionCount);
-  if (!row.lastUpdated) return row.revisionCount;
-  if (save.lastUpdated && new Date(save.lastUpdated).getTime() >= row.lastUpdated.getTime()) return row.revisionCount;
-  return 0;
+/**
+ * Whether an answer changed after the state the client based its edit on: its revision when the
+ * client sent one, else its `lastUpdated` (null: the client saw the step empty). Without either,
+ * the client is taken to be up to date.
+ */
+function changedUnderClient(save: StepSave, row: StepRow, questionId: string): boolean {
+  if (save.revisionCount !== undefined) return (row.fieldRevisions[questionId] ?? 0) > save.revisionCount;
+  if (save.lastUpdated === undefined) return false;
+  if (save.lastUpdated === null) return row.fieldRevisions[questionId] !== undefined;
+  return (row.fieldChangedAt[questionId] ?? 0) > Date.parse(save.lastUpdated);
 }
 
 const MAX_ATTEMPTS = 100;
@@ -103,13 +107,11 @@ export async function saveStep(
       await db.insert(planSteps).values({ formId, stepKey: step.key }).onConflictDoNothing();
       continue;
     }
-    const base = baseRevision(save, row);
     const dirty: StepAnswers = {};
     const conflicts: string[] = [];
     for (const [questionId, value] of Object.entries(sent)) {
       if (sameAnswer(value, row.data[questionId])) continue;
-      const changedUnderClient = (row.fieldRevisions[questionId] ?? 0) > base;
-      if (save.mergeStrategy !== 'last-write-wins' && changedUnderClient) conflicts.push(questionId);
+      if (save.mergeStrategy !== 'last-write-wins' && changedUnderClient(save, row, questionId)) conflicts.push(questionId);
       else dirty[questionId] = value;
     }
     if (save.mergeStrategy === 'reject' && conflicts.length > 0) {
@@ -128,15 +130,19 @@ export async function saveStep(
       return { ...result, completed, data: row.data, revisionCount: row.revisionCount, lastUpdated: row.lastUpdated };
     }
     const revision = row.revisionCount + 1;
+    // Strictly increasing per step, so a client's lastUpdated names exactly one revision.
+    const at = Math.max(Date.now(), (row.lastUpdated?.getTime() ?? 0) + 1);
     const fieldRevisions = Object.fromEntries(Object.keys(dirty).map((id) => [id, revision]));
+    const fieldChangedAt = Object.fromEntries(Object.keys(dirty).map((id) => [id, at]));
     const [written] = await db
       .update(planSteps)
       .set({
         data: sql`${planSteps.data} || ${JSON.stringify(dirty)}::jsonb`,
         fieldRevisions: sql`${planSteps.fieldRevisions} || ${JSON.stringify(fieldRevisions)}::jsonb`,
+        fieldChangedAt: sql`${planSteps.fieldChangedAt} || ${JSON.stringify(fieldChangedAt)}::jsonb`,
         completed,
         revisionCount: revision,
-        lastUpdated: new Date(),
+        lastUpdated: new Date(at),
         updatedBy: actor.id,
       })
       .where(and(where, eq(planSteps.revisionCount, row.revisionCount)))

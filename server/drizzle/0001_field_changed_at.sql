@@ -1,0 +1,1 @@
+ALTER TABLE "plan_steps" ADD COLUMN "field_changed_at" jsonb DEFAULT '{}'::jsonb NOT NULL;
