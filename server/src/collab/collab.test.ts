@@ -7,6 +7,8 @@
  * revocation of open connections.
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import http from 'node:http';
+import { randomBytes } from 'node:crypto';
 import * as Y from 'yjs';
 import { eq } from 'drizzle-orm';
 import { collabDocumentName, currentSchoolYear, previousSchoolYear, readAnswers, writeAnswers, type StepAnswers } from '@csp/shared';
@@ -28,7 +30,7 @@ import {
   waitForConvergence,
   type LiveClient,
 } from '../../../tests/support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, autosave, createPlan, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from '../../../tests/support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, autosave, createPlan, planIdOf, readStep, shareWith, signInAll, stepOf, stepPath, whoAmI } from '../../../tests/support/plans.ts';
 
 const STEP = 'attendancePlan';
 const { step } = stepOf(STEP);
@@ -80,18 +82,16 @@ async function waitForUnloaded(formId: string, stepKey: string): Promise<StepAns
 beforeAll(async () => {
   server = await startTestServer();
   collab = server.services.liveDocuments as CollabServer;
-  [principal, principalTab2, admin, coordinator, teacherRiverside, teacherHarbor, apHarbor, apRiverside] = await Promise.all(
-    [
-      PRINCIPAL_HARBOR,
-      PRINCIPAL_HARBOR,
-      SUPERADMIN,
-      'coordinator.harbor@example.org',
-      'teacher.riverside@example.org',
-      'teacher.harbor@example.org',
-      'ap.harbor@example.org',
-      'ap.riverside@example.org',
-    ].map((email) => signIn(server.url, email)),
-  );
+  [principal, principalTab2, admin, coordinator, teacherRiverside, teacherHarbor, apHarbor, apRiverside] = await signInAll(server.url, [
+    PRINCIPAL_HARBOR,
+    PRINCIPAL_HARBOR,
+    SUPERADMIN,
+    'coordinator.harbor@example.org',
+    'teacher.riverside@example.org',
+    'teacher.harbor@example.org',
+    'ap.harbor@example.org',
+    'ap.riverside@example.org',
+  ]);
   harborPlanId = await planIdOf(principal, HARBOR);
 });
 
@@ -240,6 +240,27 @@ describe('access on connect', () => {
     expect(await storedState(formId, STEP)).toBeUndefined();
     // The owner's own session is accepted on the same document.
     await live(principal, formId, STEP, 'owner');
+  });
+
+  it('refuses a WebSocket upgrade from a foreign Origin (cross-site hijacking) and upgrades for its own origin', async () => {
+    const upgrade = (origin: string) =>
+      new Promise<number>((resolve, reject) => {
+        const request = http.request(`${server.url}/collab`, {
+          headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), origin },
+        });
+        request.on('upgrade', (response, socket) => {
+          socket.destroy();
+          resolve(response.statusCode!);
+        });
+        request.on('response', (response) => {
+          response.resume();
+          resolve(response.statusCode!);
+        });
+        request.on('error', reject);
+        request.end();
+      });
+    expect(await upgrade('https://evil.example.com')).toBe(403);
+    expect(await upgrade(new URL(server.url).origin)).toBe(101);
   });
 
   it('refuses a user without access to the plan before the document loads', async () => {

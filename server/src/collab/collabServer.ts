@@ -15,7 +15,7 @@ import { canEditStep, canReadStep } from '../policy/plans.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
 import type { AccessScope, LiveDocuments } from '../realtime/events.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from '../realtime/origin.ts';
-import { hasDocumentState, loadDocumentState, storeDocumentState } from './documentStore.ts';
+import { loadDocumentInto, storeDocumentState } from './documentStore.ts';
 
 export const COLLAB_PATH = '/collab';
 const LIVE_TTL_MS = 120_000;
@@ -53,6 +53,11 @@ export interface CollabServer extends LiveDocuments {
 export function createCollabServer(services: BaseServices): CollabServer {
   const { config, kv, logger, storage, banks } = services;
   const open = new Map<string, OpenConnection>();
+
+  async function store(documentName: string, document: Y.Doc) {
+    const target = parseCollabDocumentName(documentName)!;
+    await storeDocumentState(storage.db, documentName, target.formId, Y.encodeStateAsUpdate(document));
+  }
 
   async function stepOf(stepKey: string, questionBankVersion: number | null) {
     const bank = await banks.resolve(questionBankVersion);
@@ -94,12 +99,16 @@ export function createCollabServer(services: BaseServices): CollabServer {
       const target = parseCollabDocumentName(documentName)!;
       const step = await stepOfPlan(target.formId, target.stepKey);
       if (!step) throw new Error('Not found');
-      Y.applyUpdate(document, await loadDocumentState(storage.db, documentName, target.formId, step));
+      await loadDocumentInto(storage.db, document, documentName, target.formId, step);
       return document;
     },
     async onStoreDocument({ document, documentName }) {
-      const target = parseCollabDocumentName(documentName)!;
-      await storeDocumentState(storage.db, documentName, target.formId, Y.encodeStateAsUpdate(document));
+      await store(documentName, document);
+    },
+    // Changes that arrived from another process through Redis schedule no store here; a process
+    // that unloads a document stores it first (merged, and skipped when nothing changed).
+    async beforeUnloadDocument({ document, documentName }) {
+      await store(documentName, document);
     },
   };
 
@@ -155,6 +164,28 @@ export function createCollabServer(services: BaseServices): CollabServer {
   }, LIVE_REFRESH_MS);
   refresher.unref();
 
+  const pending = new Set<Promise<unknown>>();
+
+  async function applySaved(formId: string, stepKey: string, answers: StepAnswers, completed: boolean, savedBy: string) {
+    const documentName = collabDocumentName(formId, stepKey);
+    if ((await liveUsers(documentName)).includes(savedBy)) return;
+    const step = await stepOfPlan(formId, stepKey);
+    if (!step) return;
+    const write = (document: Y.Doc) => {
+      writeAnswers(document, step, answers, 'rest-save');
+      writeCompleted(document, completed, 'rest-save');
+    };
+    // Loaded here: change it in place (connected peers and other processes get the update).
+    const loaded = hocuspocus.documents.get(documentName);
+    if (loaded && !loaded.isLoading) return write(loaded);
+    const direct = await hocuspocus.openDirectConnection(documentName, { token: '', sessionId: '', userId: savedBy, formId, stepKey });
+    try {
+      await direct.transact(write);
+    } finally {
+      await direct.disconnect();
+    }
+  }
+
   async function liveUsers(documentName: string): Promise<string[]> {
     const fields = Object.keys(await kv.hashGetAll(liveKey(documentName)));
     return fields.map((field) => field.slice(0, field.indexOf(':')));
@@ -179,25 +210,15 @@ export function createCollabServer(services: BaseServices): CollabServer {
 
     /**
      * A save by someone not editing live (a script, a stale tab) reaches the live document, so
-     * everyone connected sees it. A document never opened needs nothing: it is seeded from the
-     * stored answers when first opened.
+     * everyone connected sees it. Runs after the response (the save is already the record);
+     * shutdown waits for it.
      */
-    async applySavedAnswers(formId, stepKey, answers, completed, savedBy) {
-      const documentName = collabDocumentName(formId, stepKey);
-      const users = await liveUsers(documentName);
-      if (users.includes(savedBy)) return;
-      if (!hocuspocus.documents.has(documentName) && users.length === 0 && !(await hasDocumentState(storage.db, documentName))) return;
-      const step = await stepOfPlan(formId, stepKey);
-      if (!step) return;
-      const direct = await hocuspocus.openDirectConnection(documentName, { token: '', sessionId: '', userId: savedBy, formId, stepKey });
-      try {
-        await direct.transact((document) => {
-          writeAnswers(document, step, answers as StepAnswers, 'rest-save');
-          writeCompleted(document, completed, 'rest-save');
-        });
-      } finally {
-        await direct.disconnect();
-      }
+    applySavedAnswers(formId, stepKey, answers, completed, savedBy) {
+      const task = applySaved(formId, stepKey, answers as StepAnswers, completed, savedBy).catch((error: unknown) =>
+        logger.error({ err: error, formId, stepKey }, 'could not apply a saved step to its live document'),
+      );
+      pending.add(task);
+      void task.finally(() => pending.delete(task));
     },
 
     async revalidate(scope) {
@@ -218,6 +239,7 @@ export function createCollabServer(services: BaseServices): CollabServer {
 
     async close() {
       clearInterval(refresher);
+      await Promise.all(pending);
       // Closing connections stores each document at once (unloadImmediately); then flush the rest.
       hocuspocus.closeConnections();
       hocuspocus.flushPendingStores();

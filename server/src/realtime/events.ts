@@ -26,11 +26,6 @@ export type PlanEventName = 'presence' | 'lock' | 'comment' | 'status' | 'flag' 
 /** After a REST save, the live documents of the step learn the saved answers. */
 export interface LiveDocuments {
   isLiveEditor(formId: string, stepKey: string, userId: string): Promise<boolean>;
-  applySavedAnswers(
-    formId: string,
-    stepKey: string,
-    answers: Record<string, unknown>,
-    completed: boolean,
-    savedBy: string,
-  ): Promise<void>;
+  /** In the background: the save is already the record. */
+  applySavedAnswers(formId: string, stepKey: string, answers: Record<string, unknown>, completed: boolean, savedBy: string): void;
 }

@@ -7,6 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
+import { signIn } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { plans } from '../storage/schema.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
@@ -76,6 +77,19 @@ describe('realtime gateway', () => {
       sockets.push(own);
       expect(own.socket.connected).toBe(true);
     });
+  });
+
+  it('a socket whose session ends (sign-out) is disconnected', async () => {
+    const formId = await createPlan(admin, 'SignOut');
+    const session = await signIn(server.url, PRINCIPAL_HARBOR);
+    const token = sessionToken(session);
+    const socket = await socketOf(server, session, 'signing out');
+    expect(await socket.request('plan:join', { formId })).toEqual({ ok: true });
+    const disconnected = new Promise<string>((resolve) => socket.socket.once('disconnect', (reason) => resolve(reason)));
+    expect((await session.post('/api/auth/signout', {})).status).toBe(200);
+    expect(await disconnected).toBe('io server disconnect');
+    // The ended session cannot open a new socket either.
+    expect(await realtimeRefusal(server.url, token)).toBe('Unauthorized');
   });
 
   it('plan:join acks { ok: true } with access and { ok: false, error } without; the refused user gets none of the plan’s events', async () => {

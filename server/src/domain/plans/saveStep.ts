@@ -1,9 +1,9 @@
 import { and, eq, sql } from 'drizzle-orm';
-import { answerSchema, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
+import { answerSchema, collabDocumentName, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
 import type { MergeStrategy } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
-import { planSteps } from '../../storage/schema.ts';
+import { collabDocuments, planSteps } from '../../storage/schema.ts';
 import { HttpError, badRequest, conflict, forbidden } from '../../http/errors.ts';
 import { canEditStep } from '../../policy/plans.ts';
 import { requireWritable, type PlanContext } from './loadPlan.ts';
@@ -146,27 +146,39 @@ export async function saveStep(
         updatedBy: actor.id,
       })
       .where(and(where, eq(planSteps.revisionCount, row.revisionCount)))
-      .returning();
+      .returning({
+        data: planSteps.data,
+        revisionCount: planSteps.revisionCount,
+        lastUpdated: planSteps.lastUpdated,
+        // Whether the step's live document was ever opened, learned in the same round trip.
+        hasDocument: sql<boolean>`exists (select 1 from ${collabDocuments} where ${collabDocuments.name} = ${collabDocumentName(formId, step.key)})`,
+      });
     if (written) {
-      await announceSave(services, formId, step.key, actor, dirty, completed, written);
+      announceSave(services, formId, step.key, actor, dirty, completed, written);
       return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
     }
   }
   throw conflict('The step is being saved by many writers at once; try again');
 }
 
-/** Tells the plan's room, and brings the answers into the live document when the saver is not editing it live. */
-async function announceSave(services: Services, formId: string, stepKey: string, actor: UserRow, dirty: StepAnswers, completed: boolean, written: StepRow) {
+/**
+ * Tells the plan's room, and brings the answers into the step's live document (when one was
+ * ever opened: otherwise it is seeded from the stored answers when first opened).
+ */
+function announceSave(
+  services: Services,
+  formId: string,
+  stepKey: string,
+  actor: UserRow,
+  dirty: StepAnswers,
+  completed: boolean,
+  written: { revisionCount: number; lastUpdated: Date | null; hasDocument: boolean },
+) {
   services.events.toPlan(formId, 'step:saved', {
     stepKey,
     revisionCount: written.revisionCount,
     lastUpdated: written.lastUpdated?.toISOString() ?? null,
     by: { userId: actor.id, name: actor.name },
   });
-  try {
-    await services.liveDocuments.applySavedAnswers(formId, stepKey, dirty, completed, actor.id);
-  } catch (error) {
-    // The save is committed; the live document catches up when it is next loaded from storage.
-    services.logger.error({ err: error, formId, stepKey }, 'could not apply a saved step to its live document');
-  }
+  if (written.hasDocument) services.liveDocuments.applySavedAnswers(formId, stepKey, dirty, completed, actor.id);
 }

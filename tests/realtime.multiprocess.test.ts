@@ -1,0 +1,207 @@
+/**
+ * Socket.IO across two real server processes sharing PostgreSQL and Redis (the Socket.IO Redis
+ * adapter): presence and lock events caused on process A reach sockets on process B and back,
+ * and a user without access joins the plan on neither. Needs DATABASE_URL (two processes cannot
+ * share an embedded PGlite) and REDIS_URL (the adapter that carries events between processes).
+ */
+import { randomBytes } from 'node:crypto';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
+import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
+import { HttpClient } from '../server/src/testing/httpClient.ts';
+import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
+import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
+import { openLiveClient, sessionToken } from './support/collab.ts';
+import { waitFor } from './support/wait.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, signInAll, stepPath, whoAmI, type UserRef } from './support/plans.ts';
+
+const STEP = 'attendancePlan';
+
+interface EditorView {
+  userId: string;
+  email: string;
+  stepKey: string | null;
+}
+
+const editorOf = (payload: { editors: EditorView[] }, email: string) => payload.editors.find((editor) => editor.email === email);
+
+describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime events across two server processes', () => {
+  let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
+  let a: ServerProcess | undefined;
+  let b: ServerProcess | undefined;
+  let principalOnA: HttpClient;
+  let principalOnB: HttpClient;
+  let adminOnB: HttpClient;
+  let teacherToken: string;
+  let principalUser: UserRef;
+  let formId: string;
+  const sockets: RealtimeClient[] = [];
+
+  /** A client of `server` presenting the session `token` (sessions live in the shared database). */
+  function as(server: ServerProcess, token: string): HttpClient {
+    const client = new HttpClient(server.url);
+    client.cookies.set(SESSION_COOKIE, token);
+    return client;
+  }
+
+  async function socketOn(server: ServerProcess, token: string, label: string): Promise<RealtimeClient> {
+    const socket = await connectRealtime(server.url, token, { label });
+    sockets.push(socket);
+    return socket;
+  }
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const env: Record<string, string> = {
+      NODE_ENV: 'test',
+      DATABASE_URL: database.databaseUrl!,
+      REDIS_URL: process.env.REDIS_URL!,
+      REDIS_PREFIX: `csp-rt-${randomBytes(4).toString('hex')}:`,
+      SESSION_SECRET: randomBytes(24).toString('hex'),
+      SEED: 'demo',
+      LOG_LEVEL: 'warn',
+    };
+    // One after the other: the first migrates and seeds the fresh database.
+    a = await startServerProcess(env);
+    b = await startServerProcess(env);
+    const [principal, admin, teacher] = await signInAll(a.url, [PRINCIPAL_HARBOR, SUPERADMIN, 'teacher.riverside@example.org']);
+    principalOnA = principal;
+    principalOnB = as(b, sessionToken(principal));
+    adminOnB = as(b, sessionToken(admin));
+    teacherToken = sessionToken(teacher);
+    principalUser = await whoAmI(principalOnB);
+    formId = await planIdOf(principalOnA, HARBOR);
+  });
+
+  afterEach(() => {
+    for (const socket of sockets.splice(0)) socket.close();
+  });
+
+  afterAll(async () => {
+    for (const socket of sockets.splice(0)) socket.close();
+    await Promise.all([a?.stop(), b?.stop()]);
+    await database?.drop();
+  });
+
+  it('presence and lock events caused on process A reach a socket on process B, and back', async () => {
+    const onB = await socketOn(b!, sessionToken(adminOnB), 'admin on B');
+    expect(await onB.request('plan:join', { formId })).toEqual({ ok: true });
+    const onA = await socketOn(a!, sessionToken(principalOnA), 'principal on A');
+
+    // Presence: a socket joining on A.
+    let since = onB.mark();
+    expect(await onA.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    const joined = await onB.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === STEP, { since });
+    expect(editorOf(joined, PRINCIPAL_HARBOR)).toMatchObject({ userId: principalUser.id, stepKey: STEP });
+    // ...and the admin's own join on B is in the list A's socket receives.
+    expect(editorOf(await onA.waitForEvent('presence', (p) => p.formId === formId && !!editorOf(p, SUPERADMIN)), SUPERADMIN)).toBeDefined();
+
+    // Presence: presence:step on A, and a REST heartbeat sent to A.
+    since = onB.mark();
+    expect(await onA.request('presence:step', { formId, stepKey: 'counselingPlan' })).toEqual({ ok: true });
+    await onB.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === 'counselingPlan', { since });
+    since = onB.mark();
+    expect((await principalOnA.post(`/api/forms/${formId}/editors/register`, { stepKey: STEP })).status).toBe(200);
+    await onB.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === STEP, { since });
+    // B's REST presence route sees what A registered.
+    const { body: editorsOnB } = await adminOnB.get(`/api/forms/${formId}/editors`);
+    expect((editorsOnB.editors as EditorView[]).map((editor) => editor.email).sort()).toEqual([PRINCIPAL_HARBOR, SUPERADMIN].sort());
+
+    // Lock: a save and an unlock through A.
+    since = onB.mark();
+    const saved = await principalOnA.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Saved through A' } } });
+    expect(saved.status, a!.output()).toBe(200);
+    const acquired = await onB.waitForEvent('lock', (p) => p.formId === formId && p.state === 'acquired', { since });
+    expect(acquired).toMatchObject({ formId, stepKey: STEP, state: 'acquired', lockedBy: { userId: principalUser.id, email: PRINCIPAL_HARBOR } });
+    expect(await onB.waitForEvent('step:saved', (p) => p.formId === formId, { since })).toMatchObject({ formId, stepKey: STEP, revisionCount: saved.body.revisionCount });
+    // B's lock list and B's refusal of another user's save agree with A's lock.
+    const { body: locksOnB } = await adminOnB.get(`/api/forms/${formId}/locks`);
+    expect(locksOnB.locks).toEqual([expect.objectContaining({ stepKey: STEP, lockedBy: acquired.lockedBy })]);
+    expect((await adminOnB.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Admin through B' } } })).status).toBe(423);
+    expect((await principalOnA.post(stepPath(formId, STEP, '/unlock'), {})).status).toBe(200);
+    expect(await onB.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since })).toMatchObject({ formId, stepKey: STEP, state: 'released' });
+
+    // The other way: a save through B reaches the socket on A.
+    const sinceA = onA.mark();
+    expect((await adminOnB.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Admin through B' } } })).status).toBe(200);
+    expect(await onA.waitForEvent('lock', (p) => p.formId === formId && p.state === 'acquired', { since: sinceA })).toMatchObject({ lockedBy: { email: SUPERADMIN } });
+    expect((await adminOnB.post(stepPath(formId, STEP, '/unlock'), {})).status).toBe(200);
+    await onA.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since: sinceA });
+
+    // Disconnecting on A: B hears that the principal left.
+    since = onB.mark();
+    onA.close();
+    await onB.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, PRINCIPAL_HARBOR), { since });
+  });
+
+  it('presence stays while the same user still has a socket on the other process', async () => {
+    const observer = await socketOn(b!, sessionToken(adminOnB), 'admin on B');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+    const tabA = await socketOn(a!, sessionToken(principalOnA), 'principal tab on A');
+    const tabB = await socketOn(b!, sessionToken(principalOnA), 'principal tab on B');
+    expect(await tabA.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    expect(await tabB.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+
+    const since = observer.mark();
+    expect(await tabA.request('plan:leave', { formId })).toEqual({ ok: true });
+    // The leave on A looked across processes and found the tab on B: the principal is still present.
+    const { body } = await adminOnB.get(`/api/forms/${formId}/editors`);
+    expect((body.editors as EditorView[]).map((editor) => editor.email)).toContain(PRINCIPAL_HARBOR);
+    expect(observer.events.slice(since).filter((event) => event.name === 'presence' && !editorOf(event.payload, PRINCIPAL_HARBOR))).toEqual([]);
+  });
+
+  it('a user without access cannot join on either process, and receives none of the plan’s events', async () => {
+    const observer = await socketOn(a!, sessionToken(principalOnA), 'principal on A');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+    const outsiders = [await socketOn(a!, teacherToken, 'teacher on A'), await socketOn(b!, teacherToken, 'teacher on B')];
+    for (const outsider of outsiders) {
+      expect(await outsider.request('plan:join', { formId, stepKey: STEP })).toMatchObject({ ok: false, error: expect.any(String) });
+    }
+
+    const since = observer.mark();
+    expect((await adminOnB.post(`/api/forms/${formId}/editors/register`, { stepKey: STEP })).status).toBe(200);
+    expect((await adminOnB.put(stepPath(formId, 'counselingPlan'), { stepData: { data: { csl_missionStatement: 'Every student' } } })).status).toBe(200);
+    await observer.waitForEvent('presence', (p) => p.formId === formId && !!editorOf(p, SUPERADMIN), { since });
+    await observer.waitForEvent('step:saved', (p) => p.formId === formId && p.stepKey === 'counselingPlan', { since });
+    expect((await adminOnB.post(stepPath(formId, 'counselingPlan', '/unlock'), {})).status).toBe(200);
+    await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since });
+
+    for (const outsider of outsiders) {
+      // A round trip after the broadcasts: anything sent to this socket arrived before the ack.
+      expect(await outsider.request('plan:leave', { formId })).toEqual({ ok: true });
+      expect(outsider.events).toEqual([]);
+    }
+  });
+
+  it('revoking access through one process closes the live connections on the other', async () => {
+    const teacher = as(b!, teacherToken);
+    const teacherUser = await whoAmI(teacher);
+    const shared = await adminOnB.post('/api/admin/forms/share', { formId, userIds: [teacherUser.id], permissions: 'edit', sections: [] });
+    expect(shared.status, JSON.stringify(shared.body)).toBe(200);
+
+    // The shared user edits live and follows the plan on process A.
+    const document = await openLiveClient(a!.url, teacherToken, formId, STEP, { label: 'teacher on A' });
+    try {
+      const socket = await socketOn(a!, teacherToken, 'teacher on A');
+      expect(await socket.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+      const observer = await socketOn(b!, sessionToken(principalOnB), 'principal on B');
+      expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+      await observer.waitForEvent('presence', (p) => p.formId === formId && !!editorOf(p, teacherUser.email));
+
+      // The share is removed through B.
+      const since = observer.mark();
+      const removed = await adminOnB.delete('/api/admin/forms/share', { formId, userIds: [teacherUser.id] });
+      expect(removed.status, JSON.stringify(removed.body)).toBe(200);
+      await waitFor('the collaboration connection on A to be closed', () => document.closes.length > 0 && !document.provider?.isAuthenticated, { timeoutMs: 10_000 });
+      // The socket on A left the plan's room: presence without the teacher, and no more plan events.
+      await observer.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, teacherUser.email), { since, timeoutMs: 10_000 });
+      const afterLeave = socket.mark();
+      expect((await principalOnB.put(stepPath(formId, 'counselingPlan'), { stepData: { data: { csl_selGoal: 'After the unshare' } } })).status).toBe(200);
+      await observer.waitForEvent('step:saved', (p) => p.formId === formId && p.stepKey === 'counselingPlan', { since });
+      expect(await socket.request('plan:join', { formId })).toMatchObject({ ok: false });
+      expect(socket.events.slice(afterLeave)).toEqual([]);
+    } finally {
+      document.destroy();
+    }
+  });
+});
