@@ -58,6 +58,14 @@ export function isAnswered(question: Question, answer: Answer | undefined): bool
   }
 }
 
+/** Nothing was written: no value, blank text, or a table without a filled cell. Any yes/no value is written. */
+export function isBlankAnswer(answer: Answer | undefined): boolean {
+  if (answer === null || answer === undefined) return true;
+  if (typeof answer === 'string') return answer.trim() === '';
+  if (typeof answer === 'boolean') return false;
+  return !answer.rows.some((row) => row.some((cell) => cell.trim() !== ''));
+}
+
 /**
  * The questions a person sees, in order: active ones, minus those hidden by a gate
  * (`gatesFollowing` not answered yes hides the rest of the step) or by `visibleWhen`.

@@ -47,7 +47,8 @@ export function healthRoutes({ storage, kv }: Services): Router {
       redis,
       store: storage.kind,
       counts,
-      migrations: migrations.map((m) => ({ hash: m.hash, appliedAt: new Date(Number(m.created_at)).toISOString() })),
+      // drizzle records each migration's generation time (its journal entry), not when it ran here.
+      migrations: migrations.map((m) => ({ hash: m.hash, generatedAt: new Date(Number(m.created_at)).toISOString() })),
       process: { pid: process.pid, uptimeSeconds: Math.round(process.uptime()), rssBytes: process.memoryUsage().rss, node: process.version },
     };
   });

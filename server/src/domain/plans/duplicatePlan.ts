@@ -4,7 +4,7 @@ import { planSteps, plans } from '../../storage/schema.ts';
 import { badRequest, conflict, forbidden } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
-import { buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
+import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
 import type { PlanContext } from './loadPlan.ts';
 
 export interface DuplicateResult {
@@ -27,7 +27,7 @@ export async function duplicatePlan(services: Services, caller: Caller, context:
   const sourceBank = source.questionBankVersion ? await services.banks.version(source.questionBankVersion) : null;
   const sourceSteps = await db.select().from(planSteps).where(eq(planSteps.formId, source.id));
 
-  return db.transaction(async (tx) => {
+  const outcome = await db.transaction(async (tx) => {
     const [existing] = await tx
       .select()
       .from(plans)
@@ -35,14 +35,14 @@ export async function duplicatePlan(services: Services, caller: Caller, context:
       .for('update');
     if (existing && !force) throw conflict(`${source.schoolName} already has a plan for ${schoolYear}`, { existingFormId: existing.id });
     if (existing) {
-      const filled = await fillPlanFromSource(tx, existing, sourceSteps, sourceBank, target);
+      const fills = await fillPlanFromSource(tx, existing, sourceSteps, sourceBank, target, caller.auth.actor.id);
       await recordAudit(tx, caller, {
         action: 'plan.duplicate.fill',
         targetType: 'plan',
         targetId: existing.id,
-        summary: { sourceFormId: source.id, filled: filled.map((step) => ({ stepKey: step.stepKey, questions: step.filled.length })) },
+        summary: { sourceFormId: source.id, filled: fills.map((step) => ({ stepKey: step.stepKey, questions: Object.keys(step.filled).length })) },
       });
-      return { formId: existing.id, created: false };
+      return { formId: existing.id, created: false, fills };
     }
     const copy = buildPlanCopy(source, sourceSteps, sourceBank, target);
     await tx.insert(plans).values(copy.plan);
@@ -53,6 +53,8 @@ export async function duplicatePlan(services: Services, caller: Caller, context:
       targetId: copy.plan.id,
       summary: { sourceFormId: source.id, sourceYear: source.schoolYear, schoolYear, flags: copy.plan.needsUpdate?.length ?? 0 },
     });
-    return { formId: copy.plan.id, created: true };
+    return { formId: copy.plan.id, created: true, fills: [] };
   });
+  announceFills(services, outcome.formId, caller.auth.actor, outcome.fills);
+  return { formId: outcome.formId, created: outcome.created };
 }

@@ -1,8 +1,11 @@
-import { computeNeedsUpdate, isAnswered, isStepComplete, type NeedsUpdateFlag, type QuestionBank, type StepAnswers } from '@csp/shared';
+import { computeNeedsUpdate, isBlankAnswer, isStepComplete, type NeedsUpdateFlag, type QuestionBank, type StepAnswers } from '@csp/shared';
 import { eq } from 'drizzle-orm';
 import { newId } from '../../storage/ids.ts';
 import { planSteps, plans } from '../../storage/schema.ts';
 import type { Database } from '../../storage/database.ts';
+import type { Services } from '../../services.ts';
+import type { UserRow } from '../../auth/sessions.ts';
+import { announceStepWrite, writeStepAnswers, type WrittenStep } from './writeStepAnswers.ts';
 import type { PlanRow } from './loadPlan.ts';
 
 export type StepRow = typeof planSteps.$inferSelect;
@@ -63,39 +66,31 @@ export function buildPlanCopy(
 }
 
 /**
- * Duplicate with `force` into a plan that already exists: only questions empty there are filled
- * from the source, so nothing already written in the target is lost. Returns the steps that
- * changed and the flags of the filled answers.
+ * Duplicate with `force` into a plan that already exists: only questions blank there are filled
+ * from the source, so nothing already written in the target is lost. Returns the answers each
+ * step gains and the flags of the filled answers.
  */
 export function fillEmptyAnswers(
   targetSteps: StepRow[],
   sourceSteps: StepRow[],
   sourceBank: QuestionBank | null,
   target: YearCopyTarget,
-): { changed: { stepKey: string; data: StepAnswers; completed: boolean; filled: string[] }[]; flags: NeedsUpdateFlag[] } {
+): { changed: { stepKey: string; filled: StepAnswers; completed: boolean }[]; flags: NeedsUpdateFlag[] } {
   const sourceByKey = new Map(sourceSteps.map((step) => [step.stepKey, step]));
-  const changed: { stepKey: string; data: StepAnswers; completed: boolean; filled: string[] }[] = [];
-  const filledAnswers: Record<string, StepAnswers> = {};
+  const changed: { stepKey: string; filled: StepAnswers; completed: boolean }[] = [];
   for (const step of target.bank.steps) {
     const current = targetSteps.find((row) => row.stepKey === step.key);
     const source = sourceByKey.get(step.key);
     if (!source) continue;
-    const data: StepAnswers = { ...(current?.data ?? {}) };
-    const filled: string[] = [];
-    for (const [questionId, answer] of Object.entries(source.data)) {
-      const question = step.questions.find((q) => q.id === questionId);
-      const empty = question ? !isAnswered(question, data[questionId]) : data[questionId] === undefined || data[questionId] === null;
-      if (empty && answer !== null && answer !== undefined) {
-        data[questionId] = answer;
-        filled.push(questionId);
-      }
-    }
-    if (filled.length === 0) continue;
-    filledAnswers[step.key] = Object.fromEntries(filled.map((questionId) => [questionId, data[questionId]!]));
-    changed.push({ stepKey: step.key, data, completed: (current?.completed ?? false) || isStepComplete(step, data), filled });
+    const filled: StepAnswers = Object.fromEntries(
+      Object.entries(source.data).filter(([questionId, answer]) => !isBlankAnswer(answer) && isBlankAnswer(current?.data[questionId])),
+    );
+    if (Object.keys(filled).length === 0) continue;
+    const merged = { ...(current?.data ?? {}), ...filled };
+    changed.push({ stepKey: step.key, filled, completed: (current?.completed ?? false) || isStepComplete(step, merged) });
   }
-  const filledIds = new Set(changed.flatMap((step) => step.filled.map((questionId) => `${step.stepKey}:${questionId}`)));
-  const flags = computeNeedsUpdate(sourceBank, target.bank, filledAnswers).filter(
+  const filledIds = new Set(changed.flatMap((step) => Object.keys(step.filled).map((questionId) => `${step.stepKey}:${questionId}`)));
+  const flags = computeNeedsUpdate(sourceBank, target.bank, Object.fromEntries(changed.map((step) => [step.stepKey, step.filled]))).filter(
     (flag) => flag.reason !== 'new' && filledIds.has(`${flag.stepKey}:${flag.questionId}`),
   );
   return { changed, flags };
@@ -107,9 +102,18 @@ function mergeFlags(existing: NeedsUpdateFlag[], added: NeedsUpdateFlag[]): Need
   return [...existing, ...added.filter((flag) => !seen.has(`${flag.stepKey}:${flag.questionId}`))];
 }
 
+export interface FilledStep {
+  stepKey: string;
+  filled: StepAnswers;
+  completed: boolean;
+  written: WrittenStep;
+}
+
 /**
- * Duplicate with `force` (and rollover with `force`) into an existing plan: fills its empty
- * answers from the source and adds the filled answers' flags. Run inside the caller's transaction.
+ * Duplicate with `force` (and rollover with `force`) into an existing plan: fills its blank
+ * answers from the source as real step writes (new revision, per-answer stamps, under the rows'
+ * locks) and adds the filled answers' flags. Run inside the caller's transaction; announce the
+ * returned writes after it commits (`announceFills`).
  */
 export async function fillPlanFromSource(
   tx: Database,
@@ -117,15 +121,22 @@ export async function fillPlanFromSource(
   sourceSteps: StepRow[],
   sourceBank: QuestionBank | null,
   target: YearCopyTarget,
-): Promise<{ stepKey: string; filled: string[] }[]> {
-  const targetSteps = await tx.select().from(planSteps).where(eq(planSteps.formId, current.id));
+  updatedBy: string,
+): Promise<FilledStep[]> {
+  const targetSteps = await tx.select().from(planSteps).where(eq(planSteps.formId, current.id)).for('update');
   const { changed, flags } = fillEmptyAnswers(targetSteps, sourceSteps, sourceBank, target);
+  const fills: FilledStep[] = [];
   for (const step of changed) {
-    await tx
-      .insert(planSteps)
-      .values({ formId: current.id, stepKey: step.stepKey, data: step.data, completed: step.completed })
-      .onConflictDoUpdate({ target: [planSteps.formId, planSteps.stepKey], set: { data: step.data, completed: step.completed } });
+    let row = targetSteps.find((candidate) => candidate.stepKey === step.stepKey);
+    if (!row) [row] = await tx.insert(planSteps).values({ formId: current.id, stepKey: step.stepKey }).returning();
+    const written = await writeStepAnswers(tx, row!, step.filled, step.completed, updatedBy);
+    fills.push({ ...step, written: written! });
   }
-  if (changed.length) await tx.update(plans).set({ needsUpdate: mergeFlags(current.needsUpdate, flags), updatedAt: new Date() }).where(eq(plans.id, current.id));
-  return changed.map((step) => ({ stepKey: step.stepKey, filled: step.filled }));
+  if (fills.length) await tx.update(plans).set({ needsUpdate: mergeFlags(current.needsUpdate, flags), updatedAt: new Date() }).where(eq(plans.id, current.id));
+  return fills;
+}
+
+/** After the fill committed: the plan's room and live documents learn of each filled step. */
+export function announceFills(services: Services, formId: string, by: Pick<UserRow, 'id' | 'name'>, fills: FilledStep[]): void {
+  for (const fill of fills) announceStepWrite(services, formId, fill.stepKey, by, fill.filled, fill.completed, fill.written);
 }

@@ -5,7 +5,7 @@ import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { badRequest, conflict } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
-import { buildPlanCopy, fillPlanFromSource, type StepRow, type YearCopyTarget } from './planCopy.ts';
+import { announceFills, buildPlanCopy, fillPlanFromSource, type StepRow, type YearCopyTarget } from './planCopy.ts';
 import type { PlanRow } from './loadPlan.ts';
 
 const BATCH_SIZE = 200;
@@ -102,7 +102,8 @@ export async function rolloverDistrict(
         try {
           if (current && force) {
             const sourceBank = await bankOf(source);
-            await db.transaction((tx) => fillPlanFromSource(tx, current, stepsByPlan.get(source.id) ?? [], sourceBank, target));
+            const fills = await db.transaction((tx) => fillPlanFromSource(tx, current, stepsByPlan.get(source.id) ?? [], sourceBank, target, caller.auth.actor.id));
+            announceFills(services, current.id, caller.auth.actor, fills);
             result.filled.push({ school: source.schoolName, formId: current.id });
           } else if (current) {
             result.skipped.push({ school: source.schoolName, existingFormId: current.id });

@@ -1,9 +1,10 @@
-import { and, eq, sql } from 'drizzle-orm';
-import { answerSchema, collabDocumentName, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
+import { and, eq } from 'drizzle-orm';
+import { answerSchema, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
 import type { MergeStrategy } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
-import { collabDocuments, planSteps } from '../../storage/schema.ts';
+import { planSteps } from '../../storage/schema.ts';
+import { announceStepWrite, writeStepAnswers } from './writeStepAnswers.ts';
 import { HttpError, badRequest, conflict, forbidden } from '../../http/errors.ts';
 import { canEditStep } from '../../policy/plans.ts';
 import { requireWritable, type PlanContext } from './loadPlan.ts';
@@ -129,56 +130,11 @@ export async function saveStep(
     if (Object.keys(dirty).length === 0 && completed === row.completed) {
       return { ...result, completed, data: row.data, revisionCount: row.revisionCount, lastUpdated: row.lastUpdated };
     }
-    const revision = row.revisionCount + 1;
-    // Strictly increasing per step, so a client's lastUpdated names exactly one revision.
-    const at = Math.max(Date.now(), (row.lastUpdated?.getTime() ?? 0) + 1);
-    const fieldRevisions = Object.fromEntries(Object.keys(dirty).map((id) => [id, revision]));
-    const fieldChangedAt = Object.fromEntries(Object.keys(dirty).map((id) => [id, at]));
-    const [written] = await db
-      .update(planSteps)
-      .set({
-        data: sql`${planSteps.data} || ${JSON.stringify(dirty)}::jsonb`,
-        fieldRevisions: sql`${planSteps.fieldRevisions} || ${JSON.stringify(fieldRevisions)}::jsonb`,
-        fieldChangedAt: sql`${planSteps.fieldChangedAt} || ${JSON.stringify(fieldChangedAt)}::jsonb`,
-        completed,
-        revisionCount: revision,
-        lastUpdated: new Date(at),
-        updatedBy: actor.id,
-      })
-      .where(and(where, eq(planSteps.revisionCount, row.revisionCount)))
-      .returning({
-        data: planSteps.data,
-        revisionCount: planSteps.revisionCount,
-        lastUpdated: planSteps.lastUpdated,
-        // Whether the step's live document was ever opened, learned in the same round trip.
-        hasDocument: sql<boolean>`exists (select 1 from ${collabDocuments} where ${collabDocuments.name} = ${collabDocumentName(formId, step.key)})`,
-      });
+    const written = await writeStepAnswers(db, row, dirty, completed, actor.id);
     if (written) {
-      announceSave(services, formId, step.key, actor, dirty, completed, written);
+      announceStepWrite(services, formId, step.key, actor, dirty, completed, written);
       return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
     }
   }
   throw conflict('The step is being saved by many writers at once; try again');
-}
-
-/**
- * Tells the plan's room, and brings the answers into the step's live document (when one was
- * ever opened: otherwise it is seeded from the stored answers when first opened).
- */
-function announceSave(
-  services: Services,
-  formId: string,
-  stepKey: string,
-  actor: UserRow,
-  dirty: StepAnswers,
-  completed: boolean,
-  written: { revisionCount: number; lastUpdated: Date | null; hasDocument: boolean },
-) {
-  services.events.toPlan(formId, 'step:saved', {
-    stepKey,
-    revisionCount: written.revisionCount,
-    lastUpdated: written.lastUpdated?.toISOString() ?? null,
-    by: { userId: actor.id, name: actor.name },
-  });
-  if (written.hasDocument) services.liveDocuments.applySavedAnswers(formId, stepKey, dirty, completed, actor.id);
 }

@@ -1,10 +1,9 @@
 import { eq } from 'drizzle-orm';
-import { questionBankSchema } from '@csp/shared';
+import { questionBankSchema, schoolYearTerm } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
 import { badRequest } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 
 /**
  * Publish: the published version is archived, the draft becomes published (optionally pinned to a
@@ -12,7 +11,6 @@ import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
  */
 export async function publishDraftBank(services: Services, caller: Caller, schoolYear: string | undefined): Promise<{ version: number; draftVersion: number }> {
   const db = services.storage.db;
-  if (schoolYear) await ensureYearSettings(db, services.banks, schoolYear);
   const result = await db.transaction(async (tx) => {
     const [draft] = await tx.select().from(questionBankVersions).where(eq(questionBankVersions.status, 'draft')).for('update');
     if (!draft) throw badRequest('There is no draft to publish');
@@ -26,7 +24,11 @@ export async function publishDraftBank(services: Services, caller: Caller, schoo
       .where(eq(questionBankVersions.version, draft.version));
     await tx.insert(questionBankVersions).values({ version: draft.version + 1, status: 'draft', steps: draft.steps });
     if (schoolYear) {
-      await tx.update(schoolYearSettings).set({ questionBankVersion: draft.version, updatedAt: now }).where(eq(schoolYearSettings.schoolYear, schoolYear));
+      const term = schoolYearTerm(schoolYear);
+      await tx
+        .insert(schoolYearSettings)
+        .values({ schoolYear, questionBankVersion: draft.version, termStart: term.start, termEnd: term.end })
+        .onConflictDoUpdate({ target: schoolYearSettings.schoolYear, set: { questionBankVersion: draft.version, updatedAt: now } });
     }
     await recordAudit(tx, caller, { action: 'questionBank.publish', targetType: 'questionBank', targetId: String(draft.version), summary: { schoolYear: schoolYear ?? null } });
     return { version: draft.version, draftVersion: draft.version + 1 };

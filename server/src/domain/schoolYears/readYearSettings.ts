@@ -29,7 +29,8 @@ export async function readYearSettings({ storage, banks }: BaseServices, schoolY
     termStart: term.start,
     termEnd: term.end,
   };
-  const latestYear = latestSchoolYear([...years.map((y) => y.schoolYear), schoolYear])!;
+  // The coming cycle follows the stored years, whichever year is being read.
+  const latestYear = latestSchoolYear(years.map((y) => y.schoolYear)) ?? schoolYear;
   const nextYear = nextSchoolYear(latestYear);
   const [latest] = latestYear === schoolYear ? [settings] : await db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, latestYear)).limit(1);
   return {

@@ -1,0 +1,71 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { collabDocumentName, type StepAnswers } from '@csp/shared';
+import type { Services } from '../../services.ts';
+import type { Database } from '../../storage/database.ts';
+import { collabDocuments, planSteps } from '../../storage/schema.ts';
+import type { UserRow } from '../../auth/sessions.ts';
+
+type StepRow = typeof planSteps.$inferSelect;
+
+export interface WrittenStep {
+  data: StepAnswers;
+  revisionCount: number;
+  lastUpdated: Date | null;
+  /** Whether the step's live document was ever opened. */
+  hasDocument: boolean;
+}
+
+/**
+ * Writes changed answers of one step in one statement guarded by the revision that was read:
+ * merged into the stored answers, each stamped with the new revision and change time. Returns
+ * null when another write got there first.
+ */
+export async function writeStepAnswers(db: Database, row: StepRow, dirty: StepAnswers, completed: boolean, updatedBy: string | null): Promise<WrittenStep | null> {
+  const revision = row.revisionCount + 1;
+  // Strictly increasing per step, so a client's lastUpdated names exactly one revision.
+  const at = Math.max(Date.now(), (row.lastUpdated?.getTime() ?? 0) + 1);
+  const fieldRevisions = Object.fromEntries(Object.keys(dirty).map((id) => [id, revision]));
+  const fieldChangedAt = Object.fromEntries(Object.keys(dirty).map((id) => [id, at]));
+  const [written] = await db
+    .update(planSteps)
+    .set({
+      data: sql`${planSteps.data} || ${JSON.stringify(dirty)}::jsonb`,
+      fieldRevisions: sql`${planSteps.fieldRevisions} || ${JSON.stringify(fieldRevisions)}::jsonb`,
+      fieldChangedAt: sql`${planSteps.fieldChangedAt} || ${JSON.stringify(fieldChangedAt)}::jsonb`,
+      completed,
+      revisionCount: revision,
+      lastUpdated: new Date(at),
+      updatedBy,
+    })
+    .where(and(eq(planSteps.formId, row.formId), eq(planSteps.stepKey, row.stepKey), eq(planSteps.revisionCount, row.revisionCount)))
+    .returning({
+      data: planSteps.data,
+      revisionCount: planSteps.revisionCount,
+      lastUpdated: planSteps.lastUpdated,
+      // Learned in the same round trip.
+      hasDocument: sql<boolean>`exists (select 1 from ${collabDocuments} where ${collabDocuments.name} = ${collabDocumentName(row.formId, row.stepKey)})`,
+    });
+  return written ?? null;
+}
+
+/**
+ * After a committed write: tells the plan's room, and brings the answers into the step's live
+ * document (when one was ever opened; otherwise it is seeded from the stored answers on first open).
+ */
+export function announceStepWrite(
+  services: Services,
+  formId: string,
+  stepKey: string,
+  by: Pick<UserRow, 'id' | 'name'>,
+  dirty: StepAnswers,
+  completed: boolean,
+  written: WrittenStep,
+): void {
+  services.events.toPlan(formId, 'step:saved', {
+    stepKey,
+    revisionCount: written.revisionCount,
+    lastUpdated: written.lastUpdated?.toISOString() ?? null,
+    by: { userId: by.id, name: by.name },
+  });
+  if (written.hasDocument) services.liveDocuments.applySavedAnswers(formId, stepKey, dirty, completed, by.id);
+}
