@@ -96,10 +96,13 @@ const FALLBACK_ORDER: readonly Script[] = ['latin', 'cjk', 'korean', 'arabic', '
 
 /**
  * Splits `text` into maximal runs of one script. Neutral characters (spaces, digits, punctuation)
- * stay in the run before them when its font has them, else join the next run, else fall back to the
- * first font that has them; combining marks and joiners always stay with the character before them.
+ * stay in the run before them when its font has them (unless that run is right to left and the next
+ * is not), else join the next run, else fall back to the first font that has them; combining marks
+ * and joiners always stay with the character before them.
  */
 export function splitByScript(text: string, covers: Coverage = () => true): ScriptRun[] {
+  // Printable ASCII, the common case, is Latin (every Latin face has it).
+  if (/^[\x20-\x7e]*$/.test(text)) return text === '' ? [] : [{ text, script: 'latin', start: 0, covered: true }];
   const chars: { cp: number; start: number; cls: CharClass }[] = [];
   for (let i = 0; i < text.length; ) {
     const cp = text.codePointAt(i)!;
@@ -138,7 +141,10 @@ export function splitByScript(text: string, covers: Coverage = () => true): Scri
     }
     const next = nextStrongOf[index];
     let script: Script | undefined;
-    if (previous && covers(previous, char.cp)) script = previous;
+    // Punctuation and spaces between right-to-left text and what follows it go with what follows:
+    // text extraction reads a run of one font as one word, and ")" would join the Arabic word.
+    if (previous && next && RTL_SCRIPTS.has(previous) && !RTL_SCRIPTS.has(next) && covers(next, char.cp)) script = next;
+    else if (previous && covers(previous, char.cp)) script = previous;
     else if (next && covers(next, char.cp)) script = next;
     else script = fallback(char.cp, 'latin');
     assigned[index] = script;
@@ -150,9 +156,9 @@ export function splitByScript(text: string, covers: Coverage = () => true): Scri
     const script = assigned[index]!;
     const last = runs[runs.length - 1];
     const end = index + 1 < chars.length ? chars[index + 1]!.start : text.length;
-    if (last && last.script === script) {
+    // Characters no font has form runs of their own, so that only they are marked.
+    if (last && last.script === script && last.covered === covered[index]) {
       last.text += text.slice(char.start, end);
-      last.covered &&= covered[index]!;
     } else {
       runs.push({ text: text.slice(char.start, end), script, start: char.start, covered: covered[index]! });
     }

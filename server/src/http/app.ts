@@ -22,6 +22,7 @@ import { schoolYearRoutes } from '../api/schoolYears/routes.ts';
 import { publicRoutes } from '../api/public/routes.ts';
 import { reportsRoutes } from '../api/reports/routes.ts';
 import { questionBankAdminRoutes } from '../api/questionBankAdmin/routes.ts';
+import { exportRoutes } from '../api/exports/routes.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -48,6 +49,7 @@ function apiRouter(services: Services, identity: Identity): Router {
     publicRoutes(services),
     reportsRoutes(services),
     questionBankAdminRoutes(services),
+    exportRoutes(services),
   ];
   for (const routes of resources) api.use(routes.routes(), routes.allowedMethods({ throw: true }));
   return api;

@@ -1,0 +1,43 @@
+import Router from '@koa/router';
+import type { Context } from 'koa';
+import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { pathId } from '../../http/validate.ts';
+import { loadReadablePlan } from '../../domain/plans/loadPlan.ts';
+import { asciiFileName, exportFileName, loadPlanExport, type PlanExport } from '../../export/planExport.ts';
+import { renderPlanPdf } from '../../export/pdf.ts';
+import { renderPlanDocx } from '../../export/docx.ts';
+
+export const EXPORT_FORMATS = {
+  pdf: { contentType: 'application/pdf', render: renderPlanPdf },
+  docx: { contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', render: renderPlanDocx },
+} as const satisfies Record<string, { contentType: string; render: (plan: PlanExport) => Promise<Buffer> }>;
+
+export type ExportFormat = keyof typeof EXPORT_FORMATS;
+
+/**
+ * GET /api/forms/:id/export/pdf and /docx: whoever may read the plan downloads it (a share limited
+ * to some steps gets those steps). Exports are costly, so each user has 10 a minute.
+ */
+export function exportRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/forms/:id/export' });
+
+  const exportAs = (format: ExportFormat) => async (ctx: Context) => {
+    const actor = authOf(ctx).actor;
+    const context = await loadReadablePlan(services, actor, pathId(ctx.params.id, 'Plan not found'));
+    await services.rateLimits.consume('export', actor.id);
+    const plan = await loadPlanExport(services, context);
+    const { contentType, render } = EXPORT_FORMATS[format];
+    const body = await render(plan);
+    const fileName = exportFileName(plan, format);
+    ctx.attachment(fileName, { fallback: asciiFileName(fileName) });
+    ctx.type = contentType;
+    ctx.set('Cache-Control', 'private, no-store');
+    ctx.set('X-Content-Type-Options', 'nosniff');
+    ctx.body = body;
+  };
+
+  router.get('/pdf', exportAs('pdf'));
+  router.get('/docx', exportAs('docx'));
+  return router;
+}
