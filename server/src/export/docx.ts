@@ -30,7 +30,7 @@ import {
 import { FACES } from './fonts.ts';
 import { RTL_SCRIPTS, splitByScript, type Script } from './scripts.ts';
 import { normalizeText } from './textLayout.ts';
-import { formatDateTime, type ExportAnswer, type PlanExport } from './planExport.ts';
+import { formatDateTime, titleFields, type ExportAnswer, type PlanExport } from './planExport.ts';
 
 const NAVY = '1F2A44';
 const MUTED = '555B66';
@@ -166,18 +166,7 @@ function answer(answerValue: ExportAnswer): (Paragraph | Table)[] {
 }
 
 function titleBlock(plan: PlanExport): Paragraph[] {
-  const fields: [string, string][] = [
-    ['School', plan.schoolName],
-    ['School year', plan.schoolYear],
-    ['Status', plan.statusLabel],
-    ['Principal', plan.principal ?? '—'],
-    ['Owner', plan.owner ?? '—'],
-    ['Last updated', formatDateTime(plan.lastUpdated) || '—'],
-  ];
-  if (plan.attestation) {
-    fields.push(['Attested by', plan.attestation.name + (plan.attestation.confirmed ? '' : ' (not confirmed)')]);
-    fields.push(['Signed at', formatDateTime(plan.attestation.signedAt) || '—']);
-  }
+  const fields = titleFields(plan);
   return [
     new Paragraph({ heading: HeadingLevel.TITLE, children: runs('Consolidated School Plan') }),
     textParagraph(plan.schoolName, { run: { bold: true, size: 32 } }),

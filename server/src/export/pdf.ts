@@ -7,7 +7,7 @@
 import PDFDocument from 'pdfkit';
 import { PdfTextWriter } from './pdfText.ts';
 import { layoutText, textMetrics, type LaidLine } from './textLayout.ts';
-import { formatDateTime, type ExportAnswer, type PlanExport } from './planExport.ts';
+import { formatDateTime, titleFields, type ExportAnswer, type PlanExport } from './planExport.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
@@ -246,18 +246,7 @@ class PdfComposer {
     this.text(`School year ${plan.schoolYear}`, { size: 12, color: COLORS.muted, after: 10 });
     this.rule(MARGIN, CONTENT_WIDTH, COLORS.navy, 1.5);
     this.gap(12);
-    const fields: [string, string][] = [
-      ['School', plan.schoolName],
-      ['School year', plan.schoolYear],
-      ['Status', plan.statusLabel],
-      ['Principal', plan.principal ?? '—'],
-      ['Owner', plan.owner ?? '—'],
-      ['Last updated', formatDateTime(plan.lastUpdated) || '—'],
-    ];
-    if (plan.attestation) {
-      fields.push(['Attested by', plan.attestation.name + (plan.attestation.confirmed ? '' : ' (not confirmed)')]);
-      fields.push(['Signed at', formatDateTime(plan.attestation.signedAt) || '—']);
-    }
+    const fields = titleFields(plan);
     const labelWidth = 110;
     for (const [label, value] of fields) {
       const valueLines = layoutText(value, { size: 11, width: CONTENT_WIDTH - labelWidth });

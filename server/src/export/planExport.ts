@@ -218,6 +218,23 @@ export async function loadPlanExport(services: BaseServices, context: PlanContex
 }
 
 /** `<School>_<year>_Consolidated_Plan.<ext>`, the school name with spaces as underscores. */
+/** The title block's label/value lines, the same in both formats. */
+export function titleFields(plan: PlanExport): [string, string][] {
+  const fields: [string, string][] = [
+    ['School', plan.schoolName],
+    ['School year', plan.schoolYear],
+    ['Status', plan.statusLabel],
+    ['Principal', plan.principal ?? '—'],
+    ['Owner', plan.owner ?? '—'],
+    ['Last updated', formatDateTime(plan.lastUpdated) || '—'],
+  ];
+  if (plan.attestation) {
+    fields.push(['Attested by', plan.attestation.name + (plan.attestation.confirmed ? '' : ' (not confirmed)')]);
+    fields.push(['Signed at', formatDateTime(plan.attestation.signedAt) || '—']);
+  }
+  return fields;
+}
+
 export function exportFileName(plan: Pick<PlanExport, 'schoolName' | 'schoolYear'>, extension: 'pdf' | 'docx'): string {
   const school =
     plan.schoolName

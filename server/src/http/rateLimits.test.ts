@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { createServer } from 'node:net';
+import { freePort } from '../testing/serverProcess.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
@@ -15,17 +15,6 @@ import { HttpError } from './errors.ts';
 import { LIMITS, RateLimits, type LimitName } from './rateLimits.ts';
 
 const logger = createLogger('silent');
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 /** Waits for a condition (a state change, not a duration): fails with `what` after 15 s. */
 async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {

@@ -1,25 +1,21 @@
 import { HttpClient } from './httpClient.ts';
 
-export interface SignInOutcome {
-  /** Where the browser ended: the callbackUrl, or /login?error=... */
-  location: string;
-  client: HttpClient;
-}
+const isRedirect = (status: number) => status >= 300 && status < 400;
 
 /**
- * Signs in through the real OpenID Connect flow against the bundled development provider, as a
- * browser does: follow redirects, submit the one-field login form, land back on the app.
+ * The browser side of the real OpenID Connect flow against the bundled development provider, up
+ * to the provider's redirect back to the app (not followed): follow redirects, submit the
+ * one-field login form. Returns the client (holding the signed sign-in cookie) and the callback path.
  */
-export async function signInFlow(baseUrl: string, email: string, callbackUrl = '/plans'): Promise<SignInOutcome> {
-  const client = new HttpClient(baseUrl);
-  let response = await client.request('GET', `/api/auth/signin?callbackUrl=${encodeURIComponent(callbackUrl)}`);
+export async function flowToCallback(baseUrl: string, email: string, callbackUrl?: string, client = new HttpClient(baseUrl)) {
+  const query = callbackUrl === undefined ? '' : `?callbackUrl=${encodeURIComponent(callbackUrl)}`;
+  let response = await client.request('GET', `/api/auth/signin${query}`);
   for (let hop = 0; hop < 20; hop++) {
-    if (response.status >= 300 && response.status < 400) {
-      const location = response.headers.get('location')!;
-      const next = new URL(location, baseUrl);
-      if (next.pathname === '/login' || next.pathname === callbackUrl.split('?')[0]) {
-        return { location: next.pathname + next.search, client };
-      }
+    if (isRedirect(response.status)) {
+      const next = new URL(response.headers.get('location')!, baseUrl);
+      if (next.origin !== new URL(baseUrl).origin) throw new Error(`sign-in left the app for ${next.href}`);
+      if (next.pathname === '/api/auth/callback') return { client, callback: next.pathname + next.search };
+      if (next.pathname === '/login') throw new Error(`sign-in refused before the callback: ${next.pathname}${next.search}`);
       response = await client.request('GET', next.pathname + next.search);
       continue;
     }
@@ -33,7 +29,21 @@ export async function signInFlow(baseUrl: string, email: string, callbackUrl = '
       headers: { 'content-type': 'application/x-www-form-urlencoded' },
     });
   }
-  throw new Error('sign-in flow did not finish');
+  throw new Error('sign-in flow did not reach the callback');
+}
+
+export interface SignInOutcome {
+  /** Where the browser ended: the callbackUrl, or /login?error=... */
+  location: string;
+  client: HttpClient;
+}
+
+/** The whole sign-in, as a browser does it, ending where the app sends the browser. */
+export async function signInFlow(baseUrl: string, email: string, callbackUrl = '/plans'): Promise<SignInOutcome> {
+  const { client, callback } = await flowToCallback(baseUrl, email, callbackUrl);
+  const response = await client.request('GET', callback);
+  if (!isRedirect(response.status)) throw new Error(`the callback answered ${response.status}`);
+  return { location: response.headers.get('location')!, client };
 }
 
 /** A signed-in client, or an error naming where the flow ended. */

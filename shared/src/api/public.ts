@@ -9,3 +9,13 @@ export const clientErrorSchema = z.object({
   url: clip(2000).optional(),
   userAgent: clip(500).optional(),
 });
+
+/** GET /api/public/overview (DESIGN.md section 4). */
+export interface PublicOverview {
+  currentYear: string;
+  previousYear: string;
+  sectionCount: number;
+  schoolsServed: number;
+  currentYearPlans: number;
+  submittedThisYear: number;
+}

@@ -64,14 +64,7 @@ export interface SessionResponse {
 	user: SessionUser;
 }
 
-export interface PublicOverview {
-	currentYear: string;
-	previousYear: string;
-	sectionCount: number;
-	schoolsServed: number;
-	currentYearPlans: number;
-	submittedThisYear: number;
-}
+export type { PublicOverview } from '@csp/shared/api/public';
 
 export interface PlanSummary {
 	_id: string;

@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, inArray } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
+import { flowToCallback } from '../../testing/signIn.ts';
 import { SESSION_COOKIE, SESSION_MAX_AGE_MS } from '../../auth/sessions.ts';
 import { auditLogs, sessions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
@@ -41,34 +42,6 @@ interface CallbackOutcome {
   setCookies: string[];
 }
 
-/**
- * Runs the browser side of the sign-in up to the provider's redirect back to the app, without
- * following it: returns the client (holding the signed sign-in cookie) and the callback path.
- */
-async function flowToCallback(baseUrl: string, email: string, callbackUrl?: string, client = new HttpClient(baseUrl)) {
-  const query = callbackUrl === undefined ? '' : `?callbackUrl=${encodeURIComponent(callbackUrl)}`;
-  let response = await client.request('GET', `/api/auth/signin${query}`);
-  for (let hop = 0; hop < 20; hop++) {
-    if (isRedirect(response.status)) {
-      const next = new URL(response.headers.get('location')!, baseUrl);
-      if (next.origin !== new URL(baseUrl).origin) throw new Error(`sign-in left the app for ${next.href}`);
-      if (next.pathname === '/api/auth/callback') return { client, callback: next.pathname + next.search };
-      if (next.pathname === '/login') throw new Error(`sign-in refused before the callback: ${next.pathname}${next.search}`);
-      response = await client.request('GET', next.pathname + next.search);
-      continue;
-    }
-    const html = await response.text();
-    const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
-    if (response.status !== 200 || !action || !/name="email"/.test(html)) {
-      throw new Error(`sign-in flow stopped at ${response.status}: ${html.slice(0, 200)}`);
-    }
-    response = await client.request('POST', action, {
-      body: new URLSearchParams({ email }).toString(),
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-  }
-  throw new Error('sign-in flow did not reach the callback');
-}
 
 async function finishCallback(client: HttpClient, callback: string): Promise<CallbackOutcome> {
   const response = await client.request('GET', callback);

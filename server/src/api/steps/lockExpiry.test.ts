@@ -6,25 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, readStep, saveBody, sleep, stepAt, stepPath, stepRow, userIdOf } from './steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, readStep, saveBody, sleep, stepAt, stepPath, stepRow, userIdOf, lockOf, locksOf } from './steps.testkit.ts';
 
-interface LockView {
-  stepKey: string;
-  lockedBy: { userId: string; name: string; email: string };
-  lockedAt: string;
-  expiresAt: string;
-  isCurrentUser: boolean;
-}
-
-async function locksOf(client: HttpClient, formId: string): Promise<LockView[]> {
-  const { status, body } = await client.get(planPath(formId, '/locks'));
-  expect(status, JSON.stringify(body)).toBe(200);
-  return body.locks as LockView[];
-}
-
-async function lockOf(client: HttpClient, formId: string, stepNumber: number): Promise<LockView | undefined> {
-  return (await locksOf(client, formId)).find((lock) => lock.stepKey === stepAt(stepNumber).key);
-}
 
 /** Polls (bounded) until the step's lock is gone; the TTL is the only thing that can free it here. */
 async function waitForLockGone(client: HttpClient, formId: string, stepNumber: number, limitMs = 15_000): Promise<void> {

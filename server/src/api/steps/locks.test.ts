@@ -20,25 +20,10 @@ import {
   stepPath,
   stepRow,
   userIdOf,
+  lockOf,
+  locksOf,
 } from './steps.testkit.ts';
 
-interface LockView {
-  stepKey: string;
-  lockedBy: { userId: string; name: string; email: string };
-  lockedAt: string;
-  expiresAt: string;
-  isCurrentUser: boolean;
-}
-
-async function locksOf(client: HttpClient, formId: string): Promise<LockView[]> {
-  const { status, body } = await client.get(planPath(formId, '/locks'));
-  expect(status, JSON.stringify(body)).toBe(200);
-  return body.locks as LockView[];
-}
-
-async function lockOf(client: HttpClient, formId: string, stepNumber: number): Promise<LockView | undefined> {
-  return (await locksOf(client, formId)).find((lock) => lock.stepKey === stepAt(stepNumber).key);
-}
 
 describe('step locks (default 300 s TTL)', () => {
   let server: TestServer;

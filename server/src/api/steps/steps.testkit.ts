@@ -141,3 +141,22 @@ export const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(r
 
 /** A well-formed id that names no record. */
 export const UNKNOWN_ID = 'a'.repeat(24);
+
+export interface LockView {
+  stepKey: string;
+  lockedBy: { userId: string; name: string; email: string };
+  lockedAt: string;
+  expiresAt: string;
+  isCurrentUser: boolean;
+}
+
+/** The plan's held locks, as GET /locks shows them. */
+export async function locksOf(client: HttpClient, formId: string): Promise<LockView[]> {
+  const { status, body } = await client.get(planPath(formId, '/locks'));
+  expect(status, JSON.stringify(body)).toBe(200);
+  return body.locks as LockView[];
+}
+
+export async function lockOf(client: HttpClient, formId: string, stepNumber: number): Promise<LockView | undefined> {
+  return (await locksOf(client, formId)).find((lock) => lock.stepKey === stepAt(stepNumber).key);
+}

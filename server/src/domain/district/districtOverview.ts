@@ -1,19 +1,12 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { currentSchoolYear, previousSchoolYear } from '@csp/shared';
+import type { PublicOverview as DistrictOverview } from '@csp/shared/api/public';
 import type { BaseServices } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
 
 export const OVERVIEW_CACHE_KEY = 'public:overview';
 const OVERVIEW_TTL_MS = 60_000;
 
-export interface DistrictOverview {
-  currentYear: string;
-  previousYear: string;
-  sectionCount: number;
-  schoolsServed: number;
-  currentYearPlans: number;
-  submittedThisYear: number;
-}
 
 /** The public district snapshot, from the shared store when computed in the last 60 s. */
 export async function districtOverview({ storage, kv, banks, logger }: BaseServices, now = new Date()): Promise<DistrictOverview> {
