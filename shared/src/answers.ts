@@ -17,8 +17,16 @@ export const tableAnswerSchema = z.strictObject({
   rows: z.array(z.array(z.string().max(CELL_MAX_LENGTH)).max(TABLE_MAX_COLUMNS)).max(TABLE_MAX_ROWS),
 });
 
-/** The schema one question's answer must satisfy; `null` clears an answer. */
+const answerSchemas = new WeakMap<Question, z.ZodType<Answer>>();
+
+/** The schema one question's answer must satisfy; `null` clears an answer. Built once per question. */
 export function answerSchema(question: Question): z.ZodType<Answer> {
+  let schema = answerSchemas.get(question);
+  if (!schema) answerSchemas.set(question, (schema = buildAnswerSchema(question)));
+  return schema;
+}
+
+function buildAnswerSchema(question: Question): z.ZodType<Answer> {
   switch (question.type) {
     case 'text':
     case 'textarea':

@@ -1,9 +1,9 @@
 import { eq, inArray, lt } from 'drizzle-orm';
-import { alias } from 'drizzle-orm/pg-core';
 import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
 import type { BaseServices } from '../services.ts';
-import { sessions, users } from '../storage/schema.ts';
+import { sessions, type users } from '../storage/schema.ts';
+import { preparedQueries } from '../storage/preparedQueries.ts';
 
 export const SESSION_COOKIE = 'csp.session-token';
 export const SESSION_MAX_AGE_MS = 8 * 60 * 60 * 1000;
@@ -40,20 +40,12 @@ export async function createSession({ storage }: BaseServices, userId: string, n
   return { token, expiresAt };
 }
 
-const previewUsers = alias(users, 'preview_users');
-
 /** The session behind a cookie token, or null when it is unknown, expired, denied or its user inactive. */
 export async function validateSessionToken(services: BaseServices, token: string): Promise<Auth | null> {
   if (!/^[a-z2-7]{32}$/.test(token)) return null;
   const sessionId = sessionIdOf(token);
   if (await isDenied(services, sessionId)) return null;
-  const [row] = await services.storage.db
-    .select({ session: sessions, user: users, preview: previewUsers })
-    .from(sessions)
-    .innerJoin(users, eq(users.id, sessions.userId))
-    .leftJoin(previewUsers, eq(previewUsers.id, sessions.previewUserId))
-    .where(eq(sessions.id, sessionId))
-    .limit(1);
+  const [row] = await preparedQueries(services.storage.db).sessionById.execute({ id: sessionId });
   if (!row) return null;
   if (row.session.expiresAt.getTime() <= Date.now()) {
     await services.storage.db.delete(sessions).where(eq(sessions.id, sessionId));

@@ -75,6 +75,8 @@ export function createRedisClient(url: string, keyPrefix = ''): Redis {
     enableOfflineQueue: false,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     lazyConnect: false,
+    // Commands issued in the same tick (many requests at once) share one socket write.
+    enableAutoPipelining: true,
   });
 }
 

@@ -35,14 +35,18 @@ export class LockExpiryWatcher {
     this.events.toPlan(formId, 'lock', { stepKey, state: 'released', lockedBy });
   }
 
+  /** Reads only the locks whose known expiry has passed; a renewed one is watched until its new expiry. */
   private async sweep(): Promise<void> {
-    if (this.watched.size === 0) return;
-    const keys = [...this.watched.keys()];
-    const entries = await this.kv.getMany(keys);
-    keys.forEach((key, index) => {
-      const watched = this.watched.get(key)!;
+    const now = Date.now();
+    const due = [...this.watched.entries()].filter(([, watched]) => Date.parse(watched.lock.expiresAt) <= now);
+    if (due.length === 0) return;
+    const entries = await this.kv.getMany(due.map(([key]) => key));
+    due.forEach(([key, watched], index) => {
       const entry = entries[index];
-      if (entry && claimPayload(entry.value).owner === watched.lock.lockedBy.userId) return;
+      if (entry && claimPayload(entry.value).owner === watched.lock.lockedBy.userId) {
+        watched.lock = { ...watched.lock, expiresAt: new Date(Date.now() + Math.max(entry.ttlMs, 0)).toISOString() };
+        return;
+      }
       this.watched.delete(key);
       this.events.toPlan(watched.formId, 'lock', { stepKey: watched.lock.stepKey, state: 'expired', lockedBy: watched.lock.lockedBy });
     });

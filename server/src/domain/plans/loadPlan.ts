@@ -1,7 +1,7 @@
-import { and, eq } from 'drizzle-orm';
 import type { BaseServices } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
-import { planShares, plans, schoolYearSettings } from '../../storage/schema.ts';
+import type { planShares, plans } from '../../storage/schema.ts';
+import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { planAccess, type PlanAccess } from '../../policy/plans.ts';
 
@@ -19,13 +19,7 @@ export interface PlanContext {
 
 /** A plan with the caller's access to it, in one query; 404 when it does not exist. */
 export async function loadPlan({ storage }: BaseServices, actor: UserRow, formId: string): Promise<PlanContext> {
-  const [row] = await storage.db
-    .select({ plan: plans, share: planShares, archived: schoolYearSettings.archived })
-    .from(plans)
-    .leftJoin(planShares, and(eq(planShares.formId, plans.id), eq(planShares.userId, actor.id)))
-    .leftJoin(schoolYearSettings, eq(schoolYearSettings.schoolYear, plans.schoolYear))
-    .where(eq(plans.id, formId))
-    .limit(1);
+  const [row] = await preparedQueries(storage.db).planForUser.execute({ formId, userId: actor.id });
   if (!row) throw notFound('Plan not found');
   const yearArchived = row.archived ?? false;
   return {

@@ -5,6 +5,7 @@ import type { Services } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { planSteps } from '../../storage/schema.ts';
 import { announceStepWrite, writeStepAnswers } from './writeStepAnswers.ts';
+import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { HttpError, badRequest, conflict, forbidden } from '../../http/errors.ts';
 import { canEditStep } from '../../policy/plans.ts';
 import { requireWritable, type PlanContext } from './loadPlan.ts';
@@ -79,30 +80,36 @@ export async function saveStep(
   const formId = context.plan.id;
   const warnings: string[] = [];
 
-  let lockAcquired: StepLock | null = null;
-  try {
-    const attempt = await claimStepLock(services.kv, services.config.stepLockTtlMs, formId, step.key, actor);
-    // A live co-editor's keystrokes already merged through the shared document: the lock does not apply.
-    if (!attempt.acquired && !(await services.liveDocuments.isLiveEditor(formId, step.key, actor.id))) {
-      throw new HttpError(423, 'Step is locked', { lockedBy: attempt.lock.lockedBy, expiresAt: attempt.lock.expiresAt });
-    }
-    if (attempt.acquired && !attempt.refreshed) {
-      lockAcquired = attempt.lock;
-      services.events.lockChanged(formId, 'acquired', attempt.lock);
-    }
-  } catch (error) {
-    if (error instanceof HttpError) throw error;
-    services.logger.warn({ err: error }, 'step lock unavailable; saving without it');
-    warnings.push('Step locking is temporarily unavailable; your changes were saved');
-  }
-
-  const limit = await services.rateLimits.consume('save', `${actor.id}:${formId}`);
-  if (limit.warning) warnings.push(limit.warning);
-
+  // The lock, the rate limit and the step read go out together (one round trip each, in parallel);
+  // their outcomes are then applied in the specification's order.
   const db = services.storage.db;
-  const where = and(eq(planSteps.formId, formId), eq(planSteps.stepKey, step.key));
+  const settle = <T>(promise: Promise<T>) => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+  const [lock, limit, firstRead] = await Promise.all([
+    settle(claimStepLock(services.kv, services.config.stepLockTtlMs, formId, step.key, actor)),
+    settle(services.rateLimits.consume('save', `${actor.id}:${formId}`)),
+    preparedQueries(db).stepRow.execute({ formId, stepKey: step.key }),
+  ]);
+
+  let lockAcquired: StepLock | null = null;
+  if (!lock.ok) {
+    services.logger.warn({ err: lock.error }, 'step lock unavailable; saving without it');
+    warnings.push('Step locking is temporarily unavailable; your changes were saved');
+  } else if (!lock.value.acquired) {
+    // A live co-editor's keystrokes already merged through the shared document: the lock does not apply.
+    if (!(await services.liveDocuments.isLiveEditor(formId, step.key, actor.id))) {
+      throw new HttpError(423, 'Step is locked', { lockedBy: lock.value.lock.lockedBy, expiresAt: lock.value.lock.expiresAt });
+    }
+  } else if (!lock.value.refreshed) {
+    lockAcquired = lock.value.lock;
+    services.events.lockChanged(formId, 'acquired', lock.value.lock);
+  }
+  if (!limit.ok) throw limit.error;
+  if (limit.value.warning) warnings.push(limit.value.warning);
+
+  let read: typeof firstRead | undefined = firstRead;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const [row] = await db.select().from(planSteps).where(where).limit(1);
+    const [row] = read ?? (await preparedQueries(db).stepRow.execute({ formId, stepKey: step.key }));
+    read = undefined;
     if (!row) {
       // A step added to the bank after the plan was created.
       await db.insert(planSteps).values({ formId, stepKey: step.key }).onConflictDoNothing();

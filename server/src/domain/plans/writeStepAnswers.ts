@@ -1,8 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
 import { collabDocumentName, type StepAnswers } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import type { Database } from '../../storage/database.ts';
-import { collabDocuments, planSteps } from '../../storage/schema.ts';
+import type { planSteps } from '../../storage/schema.ts';
+import { preparedQueries } from '../../storage/preparedQueries.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 
 type StepRow = typeof planSteps.$inferSelect;
@@ -26,25 +26,19 @@ export async function writeStepAnswers(db: Database, row: StepRow, dirty: StepAn
   const at = Math.max(Date.now(), (row.lastUpdated?.getTime() ?? 0) + 1);
   const fieldRevisions = Object.fromEntries(Object.keys(dirty).map((id) => [id, revision]));
   const fieldChangedAt = Object.fromEntries(Object.keys(dirty).map((id) => [id, at]));
-  const [written] = await db
-    .update(planSteps)
-    .set({
-      data: sql`${planSteps.data} || ${JSON.stringify(dirty)}::jsonb`,
-      fieldRevisions: sql`${planSteps.fieldRevisions} || ${JSON.stringify(fieldRevisions)}::jsonb`,
-      fieldChangedAt: sql`${planSteps.fieldChangedAt} || ${JSON.stringify(fieldChangedAt)}::jsonb`,
-      completed,
-      revisionCount: revision,
-      lastUpdated: new Date(at),
-      updatedBy,
-    })
-    .where(and(eq(planSteps.formId, row.formId), eq(planSteps.stepKey, row.stepKey), eq(planSteps.revisionCount, row.revisionCount)))
-    .returning({
-      data: planSteps.data,
-      revisionCount: planSteps.revisionCount,
-      lastUpdated: planSteps.lastUpdated,
-      // Learned in the same round trip.
-      hasDocument: sql<boolean>`exists (select 1 from ${collabDocuments} where ${collabDocuments.name} = ${collabDocumentName(row.formId, row.stepKey)})`,
-    });
+  const [written] = await preparedQueries(db).writeStep.execute({
+    dirty: JSON.stringify(dirty),
+    fieldRevisions: JSON.stringify(fieldRevisions),
+    fieldChangedAt: JSON.stringify(fieldChangedAt),
+    completed,
+    revision,
+    at: new Date(at).toISOString(),
+    updatedBy,
+    formId: row.formId,
+    stepKey: row.stepKey,
+    expected: row.revisionCount,
+    documentName: collabDocumentName(row.formId, row.stepKey),
+  });
   return written ?? null;
 }
 

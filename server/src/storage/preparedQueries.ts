@@ -1,0 +1,69 @@
+import { and, eq, sql } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
+import type { Database } from './database.ts';
+import { collabDocuments, planShares, planSteps, plans, schoolYearSettings, sessions, users } from './schema.ts';
+
+const previewUsers = alias(users, 'preview_users');
+const placeholder = sql.placeholder;
+
+/**
+ * The queries every autosave runs (session, plan access, step read and write), built once per
+ * database handle and prepared: no query building per request, no re-parsing in PostgreSQL.
+ */
+function build(db: Database) {
+  return {
+    sessionById: db
+      .select({ session: sessions, user: users, preview: previewUsers })
+      .from(sessions)
+      .innerJoin(users, eq(users.id, sessions.userId))
+      .leftJoin(previewUsers, eq(previewUsers.id, sessions.previewUserId))
+      .where(eq(sessions.id, placeholder('id')))
+      .limit(1)
+      .prepare('csp_session_by_id'),
+
+    planForUser: db
+      .select({ plan: plans, share: planShares, archived: schoolYearSettings.archived })
+      .from(plans)
+      .leftJoin(planShares, and(eq(planShares.formId, plans.id), eq(planShares.userId, placeholder('userId'))))
+      .leftJoin(schoolYearSettings, eq(schoolYearSettings.schoolYear, plans.schoolYear))
+      .where(eq(plans.id, placeholder('formId')))
+      .limit(1)
+      .prepare('csp_plan_for_user'),
+
+    stepRow: db
+      .select()
+      .from(planSteps)
+      .where(and(eq(planSteps.formId, placeholder('formId')), eq(planSteps.stepKey, placeholder('stepKey'))))
+      .limit(1)
+      .prepare('csp_step_row'),
+
+    writeStep: db
+      .update(planSteps)
+      .set({
+        data: sql`${planSteps.data} || ${placeholder('dirty')}::jsonb`,
+        fieldRevisions: sql`${planSteps.fieldRevisions} || ${placeholder('fieldRevisions')}::jsonb`,
+        fieldChangedAt: sql`${planSteps.fieldChangedAt} || ${placeholder('fieldChangedAt')}::jsonb`,
+        completed: sql`${placeholder('completed')}::boolean`,
+        revisionCount: sql`${placeholder('revision')}::integer`,
+        lastUpdated: sql`${placeholder('at')}::timestamptz`,
+        updatedBy: sql`${placeholder('updatedBy')}::text`,
+      })
+      .where(and(eq(planSteps.formId, placeholder('formId')), eq(planSteps.stepKey, placeholder('stepKey')), eq(planSteps.revisionCount, placeholder('expected'))))
+      .returning({
+        data: planSteps.data,
+        revisionCount: planSteps.revisionCount,
+        lastUpdated: planSteps.lastUpdated,
+        // Whether the step's live document was ever opened, learned in the same round trip.
+        hasDocument: sql<boolean>`exists (select 1 from ${collabDocuments} where ${collabDocuments.name} = ${placeholder('documentName')})`,
+      })
+      .prepare('csp_write_step'),
+  };
+}
+
+const prepared = new WeakMap<Database, ReturnType<typeof build>>();
+
+export function preparedQueries(db: Database): ReturnType<typeof build> {
+  let queries = prepared.get(db);
+  if (!queries) prepared.set(db, (queries = build(db)));
+  return queries;
+}
