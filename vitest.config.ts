@@ -7,6 +7,7 @@ export default defineConfig({
         test: {
           name: 'unit',
           include: ['shared/src/**/*.test.ts', 'server/src/**/*.test.ts'],
+          sequence: { groupOrder: 0 },
           testTimeout: 30_000,
           hookTimeout: 60_000,
         },
@@ -15,6 +16,9 @@ export default defineConfig({
         test: {
           name: 'system',
           include: ['tests/**/*.test.ts'],
+          // Whole server processes, browsers and client fleets: after the unit suites, one file at a time.
+          sequence: { groupOrder: 1 },
+          fileParallelism: false,
           exclude: ['tests/bench/**', '**/node_modules/**'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -247,6 +247,8 @@ export function createCollabServer(services: BaseServices): CollabServer {
         await new Promise((resolve) => setTimeout(resolve, 50));
       }
       ws.closeAll(1001, 'Server shutting down', true);
+      // The Redis extension's publishers and lock client go with the server.
+      await hocuspocus.hooks('onDestroy', { instance: hocuspocus });
     },
   };
 }

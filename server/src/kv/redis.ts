@@ -67,7 +67,7 @@ type ScriptedRedis = Redis & {
   cspHashGetLive(key: string, now: number): Promise<string[]>;
 };
 
-export function createRedisClient(url: string, keyPrefix = ''): Redis {
+export function createRedisClient(url: string, keyPrefix = '', options: { autoPipelining?: boolean } = {}): Redis {
   return new Redis(url, {
     keyPrefix,
     // Fail fast while Redis is down so callers fall back instead of queueing forever.
@@ -76,7 +76,7 @@ export function createRedisClient(url: string, keyPrefix = ''): Redis {
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     lazyConnect: false,
     // Commands issued in the same tick (many requests at once) share one socket write.
-    enableAutoPipelining: true,
+    enableAutoPipelining: options.autoPipelining ?? false,
   });
 }
 
@@ -161,6 +161,8 @@ export class RedisStore implements KeyValueStore {
   }
 
   async close() {
-    this.redis.disconnect();
+    // Let the auto-pipeline queue go out before QUIT, so no command is left to fail.
+    await new Promise((resolve) => setImmediate(resolve));
+    await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }

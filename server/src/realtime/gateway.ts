@@ -217,7 +217,8 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
       lockWatcher.stop();
       io.disconnectSockets(true);
       await new Promise<void>((resolve) => io.close(() => resolve()));
-      for (const client of redisClients) client.disconnect();
+      // quit() lets pending publishes (presence on the way out) finish instead of rejecting.
+      await Promise.all(redisClients.map((client) => client.quit().catch(() => client.disconnect())));
     },
   };
 }
