@@ -10,7 +10,7 @@ import { plans } from '../storage/schema.ts';
 import { collabDocumentName, parseCollabDocumentName, writeAnswers, writeCompleted, type StepAnswers } from '@csp/shared';
 import type { BaseServices } from '../services.ts';
 import { SESSION_COOKIE, validateSessionToken } from '../auth/sessions.ts';
-import { createRedisClient } from '../kv/redis.ts';
+import { createPubSubClient } from '../kv/redis.ts';
 import { canEditStep, canReadStep } from '../policy/plans.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
 import type { AccessScope, LiveDocuments } from '../realtime/events.ts';
@@ -119,12 +119,7 @@ export function createCollabServer(services: BaseServices): CollabServer {
       new RedisExtension({
         prefix: `${config.redisPrefix}hocuspocus`,
         identifier: `csp-${process.pid}-${randomBytes(4).toString('hex')}`,
-        createClient: () => {
-          const client = createRedisClient(redisUrl);
-          client.options.enableOfflineQueue = true;
-          client.options.maxRetriesPerRequest = null;
-          return client;
-        },
+        createClient: () => createPubSubClient(redisUrl, (error) => logger.warn({ err: error }, 'document update not published: Redis unavailable')),
       }),
     );
   }

@@ -68,7 +68,7 @@ type ScriptedRedis = Redis & {
 };
 
 export function createRedisClient(url: string, keyPrefix = '', options: { autoPipelining?: boolean } = {}): Redis {
-  return new Redis(url, {
+  const client = new Redis(url, {
     keyPrefix,
     // Fail fast while Redis is down so callers fall back instead of queueing forever.
     maxRetriesPerRequest: 1,
@@ -78,6 +78,32 @@ export function createRedisClient(url: string, keyPrefix = '', options: { autoPi
     // Commands issued in the same tick (many requests at once) share one socket write.
     enableAutoPipelining: options.autoPipelining ?? false,
   });
+  // Connection errors reach callers as failed commands (handled there); without a listener
+  // ioredis would also print each reconnect attempt.
+  client.on('error', () => {});
+  return client;
+}
+
+const FIRE_AND_FORGET = ['publish', 'unsubscribe', 'punsubscribe'] as const;
+
+/**
+ * A client for libraries that publish and unsubscribe without awaiting (the Socket.IO adapter,
+ * the Hocuspocus Redis extension): while Redis is down those calls log instead of becoming
+ * unhandled rejections, which would end the process. Everything else behaves as usual.
+ */
+export function createPubSubClient(url: string, onError: (error: unknown) => void): Redis {
+  const client = createRedisClient(url);
+  // Subscriptions are set up while connecting; queue them until the connection is ready.
+  client.options.enableOfflineQueue = true;
+  for (const method of FIRE_AND_FORGET) {
+    const original = client[method].bind(client) as (...args: unknown[]) => Promise<unknown>;
+    (client as unknown as Record<string, unknown>)[method] = (...args: unknown[]) =>
+      original(...args).catch((error: unknown) => {
+        onError(error);
+        return 0;
+      });
+  }
+  return client;
 }
 
 export class RedisStore implements KeyValueStore {

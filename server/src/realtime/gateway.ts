@@ -4,7 +4,7 @@ import { createAdapter } from '@socket.io/redis-adapter';
 import { planJoinSchema, planLeaveSchema, presenceStepSchema } from '@csp/shared/api/realtime';
 import type { BaseServices } from '../services.ts';
 import { SESSION_COOKIE, validateSessionToken } from '../auth/sessions.ts';
-import { createRedisClient } from '../kv/redis.ts';
+import { createPubSubClient } from '../kv/redis.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
 import { leavePresence, listPresence, registerPresence } from '../domain/plans/presence.ts';
 import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
@@ -47,10 +47,9 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     destroyUpgrade: false,
     allowRequest: (request, callback) => callback(null, isAllowedOrigin(request, config.appUrl)),
   });
-  const redisClients = config.redisUrl ? [createRedisClient(config.redisUrl), createRedisClient(config.redisUrl)] : [];
+  const onRedisError = (error: unknown) => logger.warn({ err: error }, 'realtime event not published: Redis unavailable');
+  const redisClients = config.redisUrl ? [createPubSubClient(config.redisUrl, onRedisError), createPubSubClient(config.redisUrl, onRedisError)] : [];
   if (redisClients.length) {
-    // The adapter needs a blocking-capable connection: no offline-queue shortcut.
-    for (const client of redisClients) client.options.enableOfflineQueue = true;
     io.adapter(createAdapter(redisClients[0]!, redisClients[1]!, { key: `${config.redisPrefix}socket.io` }));
   }
 
@@ -218,7 +217,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
       io.disconnectSockets(true);
       await new Promise<void>((resolve) => io.close(() => resolve()));
       // quit() lets pending publishes (presence on the way out) finish instead of rejecting.
-      await Promise.all(redisClients.map((client) => client.quit().catch(() => client.disconnect())));
+      await Promise.all(redisClients.map((client) => (client.status === 'ready' ? client.quit().catch(() => client.disconnect()) : client.disconnect())));
     },
   };
 }
