@@ -7,5 +7,5 @@ export { claimPayload } from './store.ts';
 export { MemoryStore, RedisStore, createRedisClient };
 
 export function openKeyValueStore(redisUrl: string | undefined, prefix: string): KeyValueStore {
-  return redisUrl ? new RedisStore(createRedisClient(redisUrl, prefix, { autoPipelining: true })) : new MemoryStore();
+  return redisUrl ? new RedisStore(createRedisClient(redisUrl, prefix)) : new MemoryStore();
 }

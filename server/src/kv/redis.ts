@@ -67,7 +67,7 @@ type ScriptedRedis = Redis & {
   cspHashGetLive(key: string, now: number): Promise<string[]>;
 };
 
-export function createRedisClient(url: string, keyPrefix = '', options: { autoPipelining?: boolean } = {}): Redis {
+export function createRedisClient(url: string, keyPrefix = ''): Redis {
   const client = new Redis(url, {
     keyPrefix,
     // Fail fast while Redis is down so callers fall back instead of queueing forever.
@@ -75,8 +75,6 @@ export function createRedisClient(url: string, keyPrefix = '', options: { autoPi
     enableOfflineQueue: false,
     retryStrategy: (attempt) => Math.min(attempt * 200, 2000),
     lazyConnect: false,
-    // Commands issued in the same tick (many requests at once) share one socket write.
-    enableAutoPipelining: options.autoPipelining ?? false,
   });
   // Connection errors reach callers as failed commands (handled there); without a listener
   // ioredis would also print each reconnect attempt.
@@ -187,8 +185,6 @@ export class RedisStore implements KeyValueStore {
   }
 
   async close() {
-    // Let the auto-pipeline queue go out before QUIT, so no command is left to fail.
-    await new Promise((resolve) => setImmediate(resolve));
     await this.redis.quit().catch(() => this.redis.disconnect());
   }
 }
