@@ -1,0 +1,261 @@
+/**
+ * A fleet of live co-editors (a child process of coedit.bench.ts): each editor is a real
+ * @hocuspocus/provider on its plan step's document (its own WebSocket, authenticated by its
+ * session token) plus a real socket.io-client on /realtime that joined the plan with its step
+ * (presence), as the web client's step page holds them.
+ *
+ * Every second (open loop, at a fixed phase) an editor appends a small token to the step's typed
+ * answer: `[run:author:seq:sentAtMs]`. Peers, wherever they run, time the token's arrival from
+ * the wall-clock timestamp inside it (processes of one machine share the clock).
+ */
+import { createHash } from 'node:crypto';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
+import { io, type Socket } from 'socket.io-client';
+import * as Y from 'yjs';
+import { ANSWERS_MAP, collabDocumentName } from '@csp/shared';
+import { round, serveRequests, sleep, summarize, wallMs } from './lib.ts';
+
+export interface CoEditorSpec {
+  /** Global editor index (author id in tokens). */
+  index: number;
+  formId: string;
+  stepKey: string;
+  questionId: string;
+  token: string;
+  cookie: string;
+}
+
+interface CoEditor {
+  spec: CoEditorSpec;
+  doc: Y.Doc;
+  socket: HocuspocusProviderWebsocket;
+  provider: HocuspocusProvider;
+  realtime: Socket | null;
+  synced: boolean;
+  joined: boolean;
+  authFailure: string | null;
+  /** Connection losses (socket closes) seen after the first sync. */
+  closes: number;
+  sent: number;
+  text(): Y.Text | null;
+}
+
+let editors: CoEditor[] = [];
+let run = '';
+/** Arrival latencies (ms) of peers' tokens sent inside the measured window. */
+let latencies: number[] = [];
+let measureFrom = Infinity;
+let measureTo = Infinity;
+let receivedOutsideRun = 0;
+const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+
+const TOKEN = /\[([a-z0-9]+):(\d+):(\d+):(\d+\.\d+)\]/g;
+
+function open(spec: CoEditorSpec, baseUrl: string): CoEditor {
+  const doc = new Y.Doc();
+  const socket = new HocuspocusProviderWebsocket({ url: `${baseUrl.replace(/^http/, 'ws')}/collab`, maxAttempts: 0 });
+  const editor: CoEditor = {
+    spec,
+    doc,
+    socket,
+    provider: null as unknown as HocuspocusProvider,
+    realtime: null,
+    synced: false,
+    joined: false,
+    authFailure: null,
+    closes: 0,
+    sent: 0,
+    text: () => {
+      const value = doc.getMap(ANSWERS_MAP).get(spec.questionId);
+      return value instanceof Y.Text ? value : null;
+    },
+  };
+  editor.provider = new HocuspocusProvider({
+    websocketProvider: socket,
+    name: collabDocumentName(spec.formId, spec.stepKey),
+    document: doc,
+    token: spec.token,
+    onSynced: () => {
+      editor.synced = true;
+      observe(editor);
+    },
+    onAuthenticationFailed: ({ reason }) => void (editor.authFailure = reason),
+    onClose: () => {
+      if (editor.synced) editor.closes++;
+    },
+  });
+  editor.provider.attach();
+  return editor;
+}
+
+let observed = new WeakSet<Y.Doc>();
+function observe(editor: CoEditor) {
+  if (observed.has(editor.doc)) return;
+  const text = editor.text();
+  if (!text) return;
+  observed.add(editor.doc);
+  text.observe((event) => {
+    if (event.transaction.local) return;
+    const now = wallMs();
+    for (const part of event.delta) {
+      if (typeof part.insert !== 'string') continue;
+      for (const match of part.insert.matchAll(TOKEN)) {
+        if (match[1] !== run) {
+          receivedOutsideRun++;
+          continue;
+        }
+        const sentAt = Number(match[4]);
+        if (sentAt >= measureFrom && sentAt < measureTo) latencies.push(now - sentAt);
+      }
+    }
+  });
+}
+
+function joinRealtime(editor: CoEditor, baseUrl: string): Promise<void> {
+  return new Promise<void>((resolve) => {
+    const socket = io(baseUrl, {
+      path: '/realtime',
+      transports: ['websocket'],
+      extraHeaders: { cookie: editor.spec.cookie },
+      reconnection: false,
+      forceNew: true,
+      timeout: 30_000,
+    });
+    editor.realtime = socket;
+    const finish = () => resolve();
+    socket.once('connect', () => {
+      socket
+        .timeout(30_000)
+        .emitWithAck('plan:join', { formId: editor.spec.formId, stepKey: editor.spec.stepKey })
+        .then((reply: { ok?: boolean }) => void (editor.joined = reply?.ok === true))
+        .catch(() => {})
+        .finally(finish);
+    });
+    socket.once('connect_error', finish);
+  });
+}
+
+async function connect(message: { baseUrl: string; editors: CoEditorSpec[]; concurrency: number; timeoutMs: number }) {
+  const started = performance.now();
+  editors = [];
+  observed = new WeakSet();
+  const queue = [...message.editors];
+  const deadline = Date.now() + message.timeoutMs;
+  // A bounded number of editors opening at once, as a school's staff arrive over a morning.
+  await Promise.all(
+    Array.from({ length: message.concurrency }, async () => {
+      for (;;) {
+        const spec = queue.shift();
+        if (!spec) return;
+        const editor = open(spec, message.baseUrl);
+        editors.push(editor);
+        while (!editor.synced && !editor.authFailure && Date.now() < deadline) await sleep(20);
+        if (editor.synced) await joinRealtime(editor, message.baseUrl);
+      }
+    }),
+  );
+  return {
+    editors: editors.length,
+    synced: editors.filter((e) => e.synced).length,
+    joined: editors.filter((e) => e.joined).length,
+    authFailures: editors.filter((e) => e.authFailure).map((e) => e.authFailure).slice(0, 5),
+    seconds: round((performance.now() - started) / 1000, 1),
+  };
+}
+
+async function edit(message: { run: string; startAt: number; warmupMs: number; measureMs: number; intervalMs: number }) {
+  run = message.run;
+  latencies = [];
+  receivedOutsideRun = 0;
+  for (const editor of editors) editor.sent = 0;
+  measureFrom = message.startAt + message.warmupMs;
+  measureTo = measureFrom + message.measureMs;
+  const end = message.startAt + message.warmupMs + message.measureMs;
+  const live = editors.filter((e) => e.synced && e.text());
+  const phases = live.map((_, i) => ((i * 7919) % live.length) / live.length);
+  let lateSends = 0;
+  const lag: number[] = [];
+  loopDelay.reset();
+  loopDelay.enable();
+  await new Promise<void>((resolve) => {
+    // One timer walks the editors in phase order: each edits once per interval.
+    const order = live.map((_, i) => i).sort((a, b) => phases[a]! - phases[b]!);
+    let cycle = 0;
+    let position = 0;
+    const tick = () => {
+      const now = wallMs();
+      for (;;) {
+        const index = order[position]!;
+        const planned = message.startAt + cycle * message.intervalMs + phases[index]! * message.intervalMs;
+        if (planned >= end) return resolve();
+        if (planned > now) return void setTimeout(tick, Math.min(planned - now, 10));
+        const editor = live[index]!;
+        const sentAt = wallMs();
+        if (sentAt - planned > 50) lateSends++;
+        if (planned >= measureFrom) lag.push(sentAt - planned);
+        editor.sent++;
+        const text = editor.text()!;
+        text.insert(text.length, `[${run}:${editor.spec.index}:${editor.sent}:${sentAt.toFixed(3)}]`);
+        position++;
+        if (position >= order.length) {
+          position = 0;
+          cycle++;
+        }
+      }
+    };
+    setTimeout(tick, Math.max(0, message.startAt - wallMs()));
+  });
+  loopDelay.disable();
+  return {
+    editing: live.length,
+    sent: live.reduce((n, e) => n + e.sent, 0),
+    lateSends,
+    sendLag: summarize(lag),
+    eventLoopDelayP99Ms: round(loopDelay.percentile(99) / 1e6, 1),
+  };
+}
+
+/** Waits until no local change is unacknowledged (bounded), then the latencies and each document's state. */
+async function collect(message: { settleMs: number; timeoutMs: number }) {
+  const deadline = Date.now() + message.timeoutMs;
+  while (Date.now() < deadline && editors.some((e) => e.synced && e.provider.unsyncedChanges > 0)) await sleep(100);
+  await sleep(message.settleMs);
+  const documents = editors.map((editor) => {
+    const content = editor.text()?.toString() ?? '';
+    const seen: Record<number, number> = {};
+    for (const match of content.matchAll(TOKEN)) {
+      if (match[1] !== run) continue;
+      const author = Number(match[2]);
+      seen[author] = (seen[author] ?? 0) + 1;
+    }
+    return {
+      index: editor.spec.index,
+      document: `${editor.spec.formId}:${editor.spec.stepKey}`,
+      sent: editor.sent,
+      hash: createHash('sha1').update(content).digest('hex'),
+      seen,
+      unsynced: editor.provider.unsyncedChanges,
+      connected: editor.synced,
+    };
+  });
+  const connection = {
+    closes: editors.reduce((n, e) => n + e.closes, 0),
+    editorsThatLostConnection: editors.filter((e) => e.closes > 0).length,
+    notConnectedNow: editors.filter((e) => String(e.socket.status) !== 'connected').length,
+    unsyncedChanges: editors.reduce((n, e) => n + e.provider.unsyncedChanges, 0),
+  };
+  return { latencies: Float64Array.from(latencies), receivedOutsideRun, documents, connection };
+}
+
+async function close() {
+  for (const editor of editors) {
+    editor.realtime?.close();
+    editor.provider.destroy();
+    editor.socket.destroy();
+  }
+  editors = [];
+  return { closed: true };
+}
+
+serveRequests({ connect, edit, collect, close });
