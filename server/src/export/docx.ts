@@ -28,7 +28,7 @@ import {
   type IRunOptions,
 } from 'docx';
 import { FACES } from './fonts.ts';
-import { RTL_SCRIPTS, splitByScript, type Script } from './scripts.ts';
+import { splitByScript, type Script } from './scripts.ts';
 import { normalizeText } from './textLayout.ts';
 import { formatDateTime, titleFields, type ExportAnswer, type PlanExport } from './planExport.ts';
 

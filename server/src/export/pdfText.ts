@@ -51,12 +51,10 @@ function pdfTextString(text: string): string {
 
 /** Writes lines into one document; fonts are registered with it on first use. */
 export class PdfTextWriter {
-  private readonly doc: Doc;
   private readonly internals: DocInternals;
   private readonly fonts = new Map<FaceName, PdfFont>();
 
   constructor(doc: Doc) {
-    this.doc = doc;
     this.internals = doc as unknown as DocInternals;
   }
 

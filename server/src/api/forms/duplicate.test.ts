@@ -30,7 +30,6 @@ import { newId } from '../../storage/ids.ts';
 import { sampleStepAnswers } from '../../seed/sampleAnswers.ts';
 
 const HARBOR = 'Harbor View Academy';
-const RIVERSIDE = 'Riverside Learning Center';
 const STEPS = BUNDLED_BANK.steps;
 const STEP_KEYS = STEPS.map((step) => step.key);
 const CURRENT = currentSchoolYear();

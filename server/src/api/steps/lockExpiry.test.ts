@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, readStep, saveBody, sleep, stepAt, stepPath, stepRow, userIdOf, lockOf, locksOf } from './steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, readStep, saveBody, sleep, stepPath, stepRow, userIdOf, lockOf } from './steps.testkit.ts';
 
 
 /** Polls (bounded) until the step's lock is gone; the TTL is the only thing that can free it here. */

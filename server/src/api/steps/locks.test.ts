@@ -16,7 +16,6 @@ import {
   planPath,
   readStep,
   saveBody,
-  stepAt,
   stepPath,
   stepRow,
   userIdOf,

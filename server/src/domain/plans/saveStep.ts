@@ -1,4 +1,3 @@
-import { and, eq } from 'drizzle-orm';
 import { answerSchema, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
 import type { MergeStrategy } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
