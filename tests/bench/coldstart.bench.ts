@@ -7,9 +7,9 @@
  */
 import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
+import { freePort } from '../../server/src/testing/serverProcess.ts';
 import {
   QUICK,
   ROOT,
@@ -28,17 +28,6 @@ import {
 
 const MAIN = path.join(ROOT, 'server/src/main.ts');
 const REPEATS = QUICK ? 2 : 3;
-
-async function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const probe = createServer();
-    probe.once('error', reject);
-    probe.listen(0, '127.0.0.1', () => {
-      const { port } = probe.address() as { port: number };
-      probe.close(() => resolve(port));
-    });
-  });
-}
 
 interface Start {
   listeningSeconds: number;
