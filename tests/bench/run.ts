@@ -83,6 +83,28 @@ function servicesUp(): boolean {
   }
 }
 
+/** The benchmark running now (its process group), for a clean stop when the suite itself is stopped. */
+let current: { pid: number } | null = null;
+let stopping = false;
+for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+  process.on(signal, () => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`\nsuite stopped (${signal}): stopping the running benchmark and cleaning up`);
+    if (current) {
+      try {
+        process.kill(-current.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }
+    dropRunDatabases()
+      .catch(() => [])
+      .then(() => clearRedisPrefix(`csp-bench-${RUN_ID}-`))
+      .finally(() => process.exit(signal === 'SIGINT' ? 130 : 143));
+  });
+}
+
 /** Runs one benchmark as its own process group; stops the whole group when it overruns. */
 function runOne(benchmark: Benchmark, seconds: number): Promise<{ status: 'ok' | 'failed' | 'timed out'; seconds: number }> {
   const started = performance.now();
@@ -94,6 +116,7 @@ function runOne(benchmark: Benchmark, seconds: number): Promise<{ status: 'ok' |
       // A benchmark that can trade depth for time (the searches) keeps inside its budget.
       env: { ...process.env, BENCH_SECONDS: String(seconds) },
     });
+    current = { pid: child.pid! };
     let timedOut = false;
     const timer = setTimeout(() => {
       timedOut = true;
@@ -113,6 +136,7 @@ function runOne(benchmark: Benchmark, seconds: number): Promise<{ status: 'ok' |
     }, seconds * 1000);
     child.once('exit', (code) => {
       clearTimeout(timer);
+      current = null;
       // Whatever it started (servers, workers) goes with it.
       try {
         process.kill(-child.pid!, 'SIGKILL');
