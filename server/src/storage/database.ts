@@ -16,6 +16,7 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+const MIGRATION_LOCK = 7_321_001;
 const MIGRATIONS_FOLDER = path.resolve(import.meta.dirname, '../../drizzle');
 
 export interface StorageOptions {
@@ -50,7 +51,17 @@ async function openPostgres(url: string, poolSize: number): Promise<Storage & { 
     kind: 'postgres',
     rows: async <T>(query: ReturnType<typeof sql>) => ((await db.execute(query)) as unknown as { rows: T[] }).rows,
     ping: async () => void (await pool.query('select 1')),
-    migrate: () => migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER }),
+    // Processes starting together on a fresh database take turns: the migrator itself takes no lock.
+    migrate: async () => {
+      const client = await pool.connect();
+      try {
+        await client.query('select pg_advisory_lock($1)', [MIGRATION_LOCK]);
+        await migrate(db as never, { migrationsFolder: MIGRATIONS_FOLDER });
+      } finally {
+        await client.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK]).catch(() => {});
+        client.release();
+      }
+    },
     close: () => pool.end(),
   };
 }
