@@ -307,6 +307,11 @@ export class CpuSampler {
   private timer: NodeJS.Timeout | undefined;
   private seen = new Map<string, Map<number, number>>();
 
+  /** Another sampler of the same processes (for a second, overlapping window). */
+  clone(): CpuSampler {
+    return new CpuSampler(this.groups);
+  }
+
   constructor(groups: Record<string, number[] | (() => number[])>) {
     this.groups = Object.fromEntries(Object.entries(groups).map(([name, pids]) => [name, typeof pids === 'function' ? pids : () => pids]));
     this.groups.postgres ??= () => pidsNamed('postgres');

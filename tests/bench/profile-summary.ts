@@ -111,6 +111,41 @@ const print = (title: string, map: Map<string, number>, filtered = true) => {
     .forEach(([key, time]) => console.log(`${pct(time)}  ${(time / 1000).toFixed(0).padStart(7)} ms  ${key}`));
 };
 console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, window ${(from / 1e6).toFixed(1)}-${Number.isFinite(to) ? (to / 1e6).toFixed(1) : 'end'} s of ${(clock / 1e6).toFixed(1)} s`);
+if (flags.stalls) {
+  // Event-loop stalls: runs of consecutive non-idle samples longer than this many ms, and what ran in them.
+  const minimum = Number(flags.stalls) * 1000;
+  const runs: { start: number; length: number; ids: number[] }[] = [];
+  let current: { start: number; length: number; ids: number[] } | null = null;
+  profile.samples.forEach((id, index) => {
+    const at = times[index]!;
+    if (at < from || at > to) return;
+    if (isIdle(id)) {
+      if (current && current.length >= minimum) runs.push(current);
+      current = null;
+      return;
+    }
+    current ??= { start: at, length: 0, ids: [] };
+    current.length += profile.timeDeltas[index] ?? 0;
+    current.ids.push(id);
+  });
+  console.log(`${runs.length} busy stretches of ${flags.stalls} ms or more (no idle sample): ${runs.map((r) => `${(r.start / 1e6).toFixed(2)} s: ${(r.length / 1000).toFixed(0)} ms`).join(', ')}`);
+  const frames = new Map<string, number>();
+  for (const run of runs) {
+    for (const id of run.ids) {
+      const seen = new Set<string>();
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        const key = label(byId.get(at)!);
+        if (seen.has(key) || !byId.get(at)!.callFrame.url) continue;
+        seen.add(key);
+        frames.set(key, (frames.get(key) ?? 0) + 1);
+      }
+    }
+  }
+  const total = runs.reduce((n, r) => n + r.ids.length, 0);
+  console.log('frames on the stack during those stretches (share of their samples):');
+  [...frames].sort((a, b) => b[1] - a[1]).slice(0, top).forEach(([key, count]) => console.log(`${((count / total) * 100).toFixed(0).padStart(4)}%  ${key}`));
+  process.exit(0);
+}
 if (flags.inclusive) {
   // Share of samples whose stack passes through a frame matching each text (comma-separated).
   for (const text of flags.inclusive.split(',')) {

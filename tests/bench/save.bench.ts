@@ -111,6 +111,9 @@ async function runLevel(
   const before = await waitForQuiet(8_000);
   const startAt = wallMs() + 1_000;
   const perGenerator = Math.ceil(editors / generators.length);
+  // The measured window's CPU; a level stopped before it (overloaded) reports its whole run instead.
+  const whole = sampler.clone();
+  const wholeStart = setTimeout(() => whole.start(), startAt - wallMs());
   const samplerStart = setTimeout(() => {
     sampler.start();
     waits.start();
@@ -135,9 +138,11 @@ async function runLevel(
       }),
     ),
   );
+  clearTimeout(wholeStart);
   clearTimeout(samplerStart);
   clearTimeout(samplerStop);
-  cpu ??= sampler.stop();
+  const wholeCpu = whole.stop();
+  cpu ??= wholeCpu;
   postgres ??= waits.stop();
   const postgresActivity = await postgres;
   const bySecond = new Map<number, number[]>();
