@@ -30,6 +30,17 @@ function build(db: Database) {
       .limit(1)
       .prepare('csp_plan_for_user'),
 
+    /** The plan, the caller's share and the year's archive flag, with one step's row: the autosave's one read. */
+    planStepForUser: db
+      .select({ plan: plans, share: planShares, archived: schoolYearSettings.archived, step: planSteps })
+      .from(plans)
+      .leftJoin(planShares, and(eq(planShares.formId, plans.id), eq(planShares.userId, placeholder('userId'))))
+      .leftJoin(schoolYearSettings, eq(schoolYearSettings.schoolYear, plans.schoolYear))
+      .leftJoin(planSteps, and(eq(planSteps.formId, plans.id), eq(planSteps.stepKey, placeholder('stepKey'))))
+      .where(eq(plans.id, placeholder('formId')))
+      .limit(1)
+      .prepare('csp_plan_step_for_user'),
+
     stepRow: db
       .select()
       .from(planSteps)

@@ -423,4 +423,37 @@ describe('publishing and serving versions', () => {
     const step = await principal.get(`/api/forms/${copy.body.formId}/step/${stepNumber}`);
     expect(step.body.stepData.data.asp_programs).toEqual(programs);
   });
+
+  it('a step added in a later version is served by its number on that version’s plans only', async () => {
+    // Step keys are found by number in the plan's pinned bank; this server has not seen the new
+    // plan before, so its first request checks the key it assumed against the plan row.
+    const YEAR = '2703-2704';
+    expect((await admin.post(`${ADMIN_BANK}/steps`, { key: 'wellnessPlan', title: 'Wellness plan' })).status).toBe(200);
+    const added = await admin.post(`${ADMIN_BANK}/questions`, { stepKey: 'wellnessPlan', question: { number: '1', title: 'Wellness lead', type: 'text', required: false } });
+    const leadId = stepOf(added.body, 'wellnessPlan').questions[0]!.id;
+    expect((await admin.post(`${ADMIN_BANK}/publish`, { schoolYear: YEAR })).status).toBe(200);
+    const stepNumber = BUNDLED_BANK.steps.length + 1;
+
+    const created = await principal.post('/api/forms', { schoolName: 'Harbor View Academy', schoolYear: YEAR });
+    expect(created.status).toBe(200);
+    const planId: string = created.body.formId;
+    // An answer stored before this server reads the plan (as a copy or another process would).
+    await db().update(planSteps).set({ data: { [leadId]: 'Ms. Okafor' } }).where(and(eq(planSteps.formId, planId), eq(planSteps.stepKey, 'wellnessPlan')));
+    const read = await principal.get(`/api/forms/${planId}/step/${stepNumber}`);
+    expect(read.status).toBe(200);
+    expect(read.body).toMatchObject({ stepKey: 'wellnessPlan', stepNumber, stepData: { data: { [leadId]: 'Ms. Okafor' } } });
+    const saved = await principal.put(`/api/forms/${planId}/step/${stepNumber}`, { stepData: { data: { [leadId]: 'Mr. Tan' } }, lastUpdated: null, mergeStrategy: 'last-write-wins' });
+    expect(saved.status).toBe(200);
+    expect(saved.body).toMatchObject({ stepKey: 'wellnessPlan', stepNumber, stepData: { data: { [leadId]: 'Mr. Tan' } }, revisionCount: 1 });
+    const first = await principal.get(`/api/forms/${planId}/step/1`);
+    expect(first.body.stepKey).toBe(BUNDLED_BANK.steps[0]!.key);
+
+    const [currentPlan] = await db()
+      .select({ id: plans.id })
+      .from(plans)
+      .where(and(eq(plans.schoolName, 'Harbor View Academy'), eq(plans.schoolYear, CURRENT)));
+    const missing = await principal.get(`/api/forms/${currentPlan!.id}/step/${stepNumber}`);
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ error: expect.any(String) });
+  });
 });

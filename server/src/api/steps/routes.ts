@@ -1,14 +1,13 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
-import { and, eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { parse, pathId } from '../../http/validate.ts';
-import { planSteps } from '../../storage/schema.ts';
 import { canEditStep, canReadStep } from '../../policy/plans.ts';
 import { loadPlan, type PlanContext } from '../../domain/plans/loadPlan.ts';
 import { saveStep } from '../../domain/plans/saveStep.ts';
+import { loadPlanStep, type PlanStep } from '../../domain/plans/loadPlanStep.ts';
 import { listStepLocks, refreshStepLock, releaseStepLock } from '../../domain/plans/stepLocks.ts';
 import { listPresence, registerPresence } from '../../domain/plans/presence.ts';
 import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
@@ -25,28 +24,16 @@ export function stepsRoutes(services: Services): Router {
   }
 
   /** Step numbers are 1-based positions in the plan's pinned bank (default key order without one). */
-  async function stepOf(ctx: Context, context: PlanContext) {
-    const bank = await services.banks.resolve(context.plan.questionBankVersion);
-    const stepNumber = /^[1-9]\d{0,2}$/.test(ctx.params.stepNumber ?? '') ? Number(ctx.params.stepNumber) : NaN;
-    const step = bank.steps[stepNumber - 1];
-    if (!step) throw notFound(`No step ${ctx.params.stepNumber} in this plan's question bank`);
-    return { step, stepNumber, stepKeys: stepKeysOf(bank) };
+  function planStepFor(ctx: Context): Promise<PlanStep> {
+    return loadPlanStep(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'), ctx.params.stepNumber);
   }
 
   router.get('/step/:stepNumber', async (ctx) => {
     const actor = authOf(ctx).actor;
-    const context = await planFor(ctx);
-    const { step, stepNumber } = await stepOf(ctx, context);
+    const { context, step, stepNumber, row } = await planStepFor(ctx);
     if (!canReadStep(context.access, step.key)) throw forbidden();
-    const [[row]] = await Promise.all([
-      services.storage.db
-        .select()
-        .from(planSteps)
-        .where(and(eq(planSteps.formId, context.plan.id), eq(planSteps.stepKey, step.key)))
-        .limit(1),
-      // An open editor keeps its own lock alive.
-      refreshStepLock(kv, services.config.stepLockTtlMs, context.plan.id, step.key, actor.id).catch(() => false),
-    ]);
+    // An open editor keeps its own lock alive.
+    await refreshStepLock(kv, services.config.stepLockTtlMs, context.plan.id, step.key, actor.id).catch(() => false);
     ctx.body = {
       success: true,
       stepKey: step.key,
@@ -59,10 +46,9 @@ export function stepsRoutes(services: Services): Router {
 
   router.put('/step/:stepNumber', async (ctx) => {
     const actor = authOf(ctx).actor;
-    const context = await planFor(ctx);
-    const { step, stepNumber } = await stepOf(ctx, context);
+    const { context, step, stepNumber, row } = await planStepFor(ctx);
     const body = parse(stepSaveSchema, ctx.request.body);
-    const result = await saveStep(services, context, actor, step, {
+    const result = await saveStep(services, context, actor, step, row, {
       data: body.stepData.data,
       completed: body.stepData.completed,
       revisionCount: body.revisionCount,
@@ -83,8 +69,7 @@ export function stepsRoutes(services: Services): Router {
 
   router.post('/step/:stepNumber/unlock', async (ctx) => {
     const actor = authOf(ctx).actor;
-    const context = await planFor(ctx);
-    const { step } = await stepOf(ctx, context);
+    const { context, step } = await planStepFor(ctx);
     if (!canEditStep(context.access, step.key)) throw forbidden();
     const [held] = await listStepLocks(kv, context.plan.id, [step.key]);
     const released = await releaseStepLock(kv, context.plan.id, step.key, actor.id);

@@ -1,12 +1,13 @@
 import type { BaseServices } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
-import type { planShares, plans } from '../../storage/schema.ts';
+import type { planShares, planSteps, plans } from '../../storage/schema.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { forbidden, notFound } from '../../http/errors.ts';
 import { planAccess, type PlanAccess } from '../../policy/plans.ts';
 
 export type PlanRow = typeof plans.$inferSelect;
 export type ShareRow = typeof planShares.$inferSelect;
+export type StepRow = typeof planSteps.$inferSelect;
 
 export interface PlanContext {
   plan: PlanRow;
@@ -21,6 +22,11 @@ export interface PlanContext {
 export async function loadPlan({ storage }: BaseServices, actor: UserRow, formId: string): Promise<PlanContext> {
   const [row] = await preparedQueries(storage.db).planForUser.execute({ formId, userId: actor.id });
   if (!row) throw notFound('Plan not found');
+  return planContextOf(actor, row);
+}
+
+/** The caller's view of a plan row read with its share and its year's archive flag. */
+export function planContextOf(actor: UserRow, row: { plan: PlanRow; share: ShareRow | null; archived: boolean | null }): PlanContext {
   const yearArchived = row.archived ?? false;
   return {
     plan: row.plan,

@@ -6,9 +6,8 @@ import type { Database } from '../../storage/database.ts';
 import type { Services } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { announceStepWrite, writeStepAnswers, type WrittenStep } from './writeStepAnswers.ts';
-import type { PlanRow } from './loadPlan.ts';
+import type { PlanRow, StepRow } from './loadPlan.ts';
 
-export type StepRow = typeof planSteps.$inferSelect;
 type NewPlanRow = typeof plans.$inferInsert;
 type NewStepRow = typeof planSteps.$inferInsert;
 

@@ -5,8 +5,8 @@ import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { badRequest, conflict } from '../../http/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
-import { announceFills, buildPlanCopy, fillPlanFromSource, type StepRow, type YearCopyTarget } from './planCopy.ts';
-import type { PlanRow } from './loadPlan.ts';
+import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
+import type { PlanRow, StepRow } from './loadPlan.ts';
 
 const BATCH_SIZE = 200;
 const LOCK_KEY = 'rollover:lock';

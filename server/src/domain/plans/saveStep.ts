@@ -7,9 +7,8 @@ import { announceStepWrite, writeStepAnswers } from './writeStepAnswers.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { HttpError, badRequest, conflict, forbidden } from '../../http/errors.ts';
 import { canEditStep } from '../../policy/plans.ts';
-import { requireWritable, type PlanContext } from './loadPlan.ts';
+import { requireWritable, type PlanContext, type StepRow } from './loadPlan.ts';
 import { claimStepLock, type StepLock } from './stepLocks.ts';
-
 
 export interface StepSave {
   data: Record<string, unknown>;
@@ -31,8 +30,6 @@ export interface StepSaveResult {
   /** Set when this save took the step lock (not a renewal). */
   lockAcquired: StepLock | null;
 }
-
-type StepRow = typeof planSteps.$inferSelect;
 
 /** Validates every sent answer against its question; unknown ids and wrong types are a 400. */
 function validateAnswers(step: Step, data: Record<string, unknown>): StepAnswers {
@@ -71,6 +68,7 @@ export async function saveStep(
   context: PlanContext,
   actor: UserRow,
   step: Step,
+  storedRow: StepRow | null,
   save: StepSave,
 ): Promise<StepSaveResult> {
   requireWritable(context);
@@ -79,14 +77,13 @@ export async function saveStep(
   const formId = context.plan.id;
   const warnings: string[] = [];
 
-  // The lock, the rate limit and the step read go out together (one round trip each, in parallel);
-  // their outcomes are then applied in the specification's order.
+  // The lock and the rate limit go out together (one round trip each, in parallel); their
+  // outcomes are then applied in the specification's order.
   const db = services.storage.db;
   const settle = <T>(promise: Promise<T>) => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
-  const [lock, limit, firstRead] = await Promise.all([
+  const [lock, limit] = await Promise.all([
     settle(claimStepLock(services.kv, services.config.stepLockTtlMs, formId, step.key, actor)),
     settle(services.rateLimits.consume('save', `${actor.id}:${formId}`)),
-    preparedQueries(db).stepRow.execute({ formId, stepKey: step.key }),
   ]);
 
   let lockAcquired: StepLock | null = null;
@@ -105,10 +102,11 @@ export async function saveStep(
   if (!limit.ok) throw limit.error;
   if (limit.value.warning) warnings.push(limit.value.warning);
 
-  let read: typeof firstRead | undefined = firstRead;
+  // The first attempt uses the row read with the plan; a lost revision race reads it again.
+  let known: StepRow | null | undefined = storedRow;
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const [row] = read ?? (await preparedQueries(db).stepRow.execute({ formId, stepKey: step.key }));
-    read = undefined;
+    const [row = null] = known !== undefined ? [known] : await preparedQueries(db).stepRow.execute({ formId, stepKey: step.key });
+    known = undefined;
     if (!row) {
       // A step added to the bank after the plan was created.
       await db.insert(planSteps).values({ formId, stepKey: step.key }).onConflictDoNothing();

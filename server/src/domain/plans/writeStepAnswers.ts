@@ -1,11 +1,9 @@
 import { collabDocumentName, type StepAnswers } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import type { Database } from '../../storage/database.ts';
-import type { planSteps } from '../../storage/schema.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import type { UserRow } from '../../auth/sessions.ts';
-
-type StepRow = typeof planSteps.$inferSelect;
+import type { StepRow } from './loadPlan.ts';
 
 export interface WrittenStep {
   data: StepAnswers;

@@ -13,6 +13,7 @@ const PUBLISHED_KEY = 'bank:published';
 const PUBLISHED_TTL_MS = 60_000;
 const versionKey = (version: number) => `bank:version:${version}`;
 const VERSION_TTL_MS = 24 * 3600_000;
+const MAX_REMEMBERED_PLANS = 50_000;
 
 /**
  * Reads question-bank versions. Published and archived versions never change: each is cached in
@@ -20,6 +21,8 @@ const VERSION_TTL_MS = 24 * 3600_000;
  */
 export class BankCatalog {
   private readonly versions = new Map<number, Promise<QuestionBank | null>>();
+  /** The version each plan seen by this process pins (null: the bundled bank). */
+  private readonly pinnedByPlan = new Map<string, number | null>();
   private readonly db: Database;
   private readonly kv: KeyValueStore;
 
@@ -80,6 +83,19 @@ export class BankCatalog {
       if (settings?.version) return settings.version;
     }
     return this.publishedVersion();
+  }
+
+  /**
+   * The version a plan was last seen to pin, or undefined. A plan keeps the version it was created
+   * with, so this tells a step's key before the plan is read; readers still check it against the row.
+   */
+  pinnedVersionHint(formId: string): number | null | undefined {
+    return this.pinnedByPlan.get(formId);
+  }
+
+  rememberPinnedVersion(formId: string, version: number | null): void {
+    if (this.pinnedByPlan.size >= MAX_REMEMBERED_PLANS) this.pinnedByPlan.clear();
+    this.pinnedByPlan.set(formId, version);
   }
 
   /** The bank for a plan or a year: a stored version when there is one, else the bundled bank. */
