@@ -23,6 +23,7 @@ import { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { openStorage, type Storage } from '../server/src/storage/database.ts';
 import { collabDocuments, planSteps } from '../server/src/storage/schema.ts';
+import { createPubSubClient } from '../server/src/kv/redis.ts';
 import { answersOfState, openLiveClient, rowsOf, sessionToken, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from './support/collab.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from './support/plans.ts';
 import { Random, seedFromEnv } from './support/random.ts';
@@ -340,6 +341,42 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
     } finally {
       first.destroy();
       second.destroy();
+    }
+  });
+
+  it('a document open in one process publishes nothing to Redis; once another process opens it, edits from before and after reach both', async () => {
+    const stepKey = 'counselingPlan';
+    const { step: counseling } = stepOf(stepKey);
+    const textId = counseling.questions.find((q) => q.type === 'textarea' || q.type === 'text')!.id;
+    // A pattern subscription sees the document's channel without counting as a subscriber of it.
+    const channel = `${env.REDIS_PREFIX}hocuspocus:${collabDocumentName(formId, stepKey)}`;
+    const listener = createPubSubClient(env.REDIS_URL!, () => {});
+    let published = 0;
+    listener.on('pmessage', () => published++);
+    await listener.psubscribe(channel);
+    const onA = await openLiveClient(a!.url, tokens[0]!, formId, stepKey, { label: 'principal on A' });
+    let onB: LiveClient | undefined;
+    try {
+      await pause(300);
+      const afterLoad = published;
+      for (const word of ['one', 'two', 'three']) {
+        writeAnswers(onA.doc, counseling, { [textId]: `Typed on A alone: ${word}` });
+        await pause(100);
+      }
+      await pause(300);
+      expect(published, 'edits of a document open only on A are not published').toBe(afterLoad);
+
+      onB = await openLiveClient(b!.url, tokens[2]!, formId, stepKey, { label: 'ap on B' });
+      await waitFor('B to receive what A typed alone', () => onB!.answers()[textId] === 'Typed on A alone: three');
+      writeAnswers(onA.doc, counseling, { [textId]: 'Typed on A with B open' });
+      await waitFor('B to receive the next edit on A', () => onB!.answers()[textId] === 'Typed on A with B open');
+      writeAnswers(onB.doc, counseling, { [textId]: 'Typed on B' });
+      await waitFor('A to receive the edit on B', () => onA.answers()[textId] === 'Typed on B');
+      expect(published).toBeGreaterThan(afterLoad);
+    } finally {
+      onA.destroy();
+      onB?.destroy();
+      listener.disconnect();
     }
   });
 

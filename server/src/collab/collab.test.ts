@@ -13,7 +13,7 @@ import * as Y from 'yjs';
 import { eq } from 'drizzle-orm';
 import { collabDocumentName, currentSchoolYear, previousSchoolYear, readAnswers, writeAnswers, type StepAnswers } from '@csp/shared';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
-import { signIn } from '../testing/signIn.ts';
+import { signIn, signInAll } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { collabDocuments } from '../storage/schema.ts';
 import type { CollabServer } from './collabServer.ts';
@@ -30,7 +30,7 @@ import {
   waitForConvergence,
   type LiveClient,
 } from '../../../tests/support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, autosave, createPlan, planIdOf, readStep, shareWith, signInAll, stepOf, stepPath, whoAmI } from '../../../tests/support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, autosave, createPlan, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from '../../../tests/support/plans.ts';
 
 const STEP = 'attendancePlan';
 const { step } = stepOf(STEP);

@@ -2,7 +2,6 @@ import type { IncomingMessage } from 'node:http';
 import type { Duplex } from 'node:stream';
 import { randomBytes } from 'node:crypto';
 import { Hocuspocus, type Connection, type Extension, type WebSocketLike } from '@hocuspocus/server';
-import { Redis as RedisExtension } from '@hocuspocus/extension-redis';
 import crossws from 'crossws/adapters/node';
 import * as Y from 'yjs';
 import { eq } from 'drizzle-orm';
@@ -16,6 +15,7 @@ import { loadPlan } from '../domain/plans/loadPlan.ts';
 import type { AccessScope, LiveDocuments } from '../realtime/events.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from '../realtime/origin.ts';
 import { loadDocumentInto, storeDocumentState } from './documentStore.ts';
+import { PeerAwareRedis } from './peerAwareRedis.ts';
 
 export const COLLAB_PATH = '/collab';
 const LIVE_TTL_MS = 120_000;
@@ -116,7 +116,7 @@ export function createCollabServer(services: BaseServices): CollabServer {
   if (config.redisUrl) {
     const redisUrl = config.redisUrl;
     extensions.unshift(
-      new RedisExtension({
+      new PeerAwareRedis({
         prefix: `${config.redisPrefix}hocuspocus`,
         identifier: `csp-${process.pid}-${randomBytes(4).toString('hex')}`,
         createClient: () => createPubSubClient(redisUrl, (error) => logger.warn({ err: error }, 'document update not published: Redis unavailable')),
