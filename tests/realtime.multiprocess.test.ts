@@ -13,7 +13,8 @@ import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
 import { openLiveClient, sessionToken } from './support/collab.ts';
 import { waitFor } from './support/wait.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, signInAll, stepPath, whoAmI, type UserRef } from './support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, stepPath, whoAmI, type UserRef } from './support/plans.ts';
+import { signInAll } from '../server/src/testing/signIn.ts';
 
 const STEP = 'attendancePlan';
 

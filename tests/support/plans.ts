@@ -3,7 +3,6 @@ import { BUNDLED_BANK } from '@csp/shared/bank';
 import { currentSchoolYear, readAnswers, type Step, type StepAnswers } from '@csp/shared';
 import type * as Y from 'yjs';
 import type { HttpClient } from '../../server/src/testing/httpClient.ts';
-import { signIn } from '../../server/src/testing/signIn.ts';
 
 export const SUPERADMIN = 'superadmin@example.org';
 export const PRINCIPAL_HARBOR = 'principal.harbor@example.org';
@@ -71,9 +70,4 @@ export function autosave(client: HttpClient, formId: string, stepKey: string, do
 export async function shareWith(admin: HttpClient, formId: string, userIds: string[], permissions: 'view' | 'edit', sections: string[] = []) {
   const { status, body } = await admin.post('/api/admin/forms/share', { formId, userIds, permissions, sections });
   if (status !== 200) throw new Error(`sharing failed: ${status} ${JSON.stringify(body)}`);
-}
-
-/** Signs several users in (the real OIDC flow) at once; one client per e-mail, in order. */
-export async function signInAll<const T extends readonly string[]>(baseUrl: string, emails: T): Promise<{ -readonly [K in keyof T]: HttpClient }> {
-  return (await Promise.all(emails.map((email) => signIn(baseUrl, email)))) as { -readonly [K in keyof T]: HttpClient };
 }

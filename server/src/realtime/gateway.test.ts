@@ -7,7 +7,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
-import { signIn } from '../testing/signIn.ts';
+import { signIn, signInAll } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { plans } from '../storage/schema.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
@@ -15,7 +15,7 @@ import type { RealtimeGateway } from './gateway.ts';
 import { waitFor } from '../../../tests/support/wait.ts';
 import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../../../tests/support/realtime.ts';
 import { sessionToken } from '../../../tests/support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, signInAll, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
 
 const STEP = 'attendancePlan';
 

@@ -10,7 +10,7 @@ import { eq, inArray, sql } from 'drizzle-orm';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { isStepComplete, type StepAnswers } from '@csp/shared';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn } from '../../testing/signIn.ts';
+import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { planSteps, plans, schoolYearSettings, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
@@ -72,11 +72,7 @@ async function archived(schoolYear: string): Promise<boolean | undefined> {
 
 beforeAll(async () => {
   server = await startTestServer();
-  [admin, principal, ap] = await Promise.all([
-    signIn(server.url, 'superadmin@example.org'),
-    signIn(server.url, 'principal.harbor@example.org'),
-    signIn(server.url, 'ap.harbor@example.org'),
-  ]);
+  [admin, principal, ap] = await signInAll(server.url, ['superadmin@example.org', 'principal.harbor@example.org', 'ap.harbor@example.org']);
   const [owner] = await db().select().from(users).where(eq(users.email, 'principal.harbor@example.org'));
   principalId = owner!.id;
 

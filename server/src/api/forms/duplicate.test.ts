@@ -23,7 +23,7 @@ import {
   type StepAnswers,
 } from '@csp/shared';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn } from '../../testing/signIn.ts';
+import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { comments, planShares, planSteps, plans, schoolYearSettings, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
@@ -166,13 +166,13 @@ beforeAll(async () => {
     teacher: 'teacher.harbor@example.org',
   } as const;
   for (const [key, email] of Object.entries(emails) as [keyof typeof emails, string][]) user[key] = await userByEmail(email);
-  [admin, principal, riversidePrincipal, ap, coordinator, teacher] = await Promise.all([
-    signIn(server.url, emails.admin),
-    signIn(server.url, emails.principal),
-    signIn(server.url, 'principal.riverside@example.org'),
-    signIn(server.url, emails.ap),
-    signIn(server.url, emails.coordinator),
-    signIn(server.url, emails.teacher),
+  [admin, principal, riversidePrincipal, ap, coordinator, teacher] = await signInAll(server.url, [
+    emails.admin,
+    emails.principal,
+    'principal.riverside@example.org',
+    emails.ap,
+    emails.coordinator,
+    emails.teacher,
   ]);
 });
 afterAll(() => server?.stop());

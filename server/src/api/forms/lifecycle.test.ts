@@ -12,7 +12,7 @@ import { and, desc, eq } from 'drizzle-orm';
 import { currentSchoolYear, previousSchoolYear, NEEDS_UPDATE_LABELS, type NeedsUpdateFlag, type PlanStatus } from '@csp/shared';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn } from '../../testing/signIn.ts';
+import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { auditLogs, comments, notifications, planShares, planSteps, plans, users } from '../../storage/schema.ts';
@@ -91,13 +91,13 @@ beforeAll(async () => {
     demo: DEMO_PRINCIPAL_EMAIL,
   } as const;
   for (const [key, email] of Object.entries(emails) as [keyof typeof emails, string][]) user[key] = await userByEmail(email);
-  [admin, principal, riversidePrincipal, owner, teacher, preview] = await Promise.all([
-    signIn(server.url, emails.admin),
-    signIn(server.url, emails.principal),
-    signIn(server.url, emails.riversidePrincipal),
-    signIn(server.url, emails.owner),
-    signIn(server.url, emails.teacher),
-    signIn(server.url, emails.admin),
+  [admin, principal, riversidePrincipal, owner, teacher, preview] = await signInAll(server.url, [
+    emails.admin,
+    emails.principal,
+    emails.riversidePrincipal,
+    emails.owner,
+    emails.teacher,
+    emails.admin,
   ]);
   expect((await preview.post('/api/auth/preview', { userId: user.demo.id })).status).toBe(200);
 });

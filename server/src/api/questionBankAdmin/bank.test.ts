@@ -15,7 +15,7 @@ import { and, eq } from 'drizzle-orm';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { currentSchoolYear, type Question, type QuestionBank, type Step, type StepAnswers } from '@csp/shared';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn } from '../../testing/signIn.ts';
+import { signIn, signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import { auditLogs, planSteps, plans, questionBankVersions, schoolYearSettings, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
@@ -67,11 +67,7 @@ async function auditCount(): Promise<number> {
 
 beforeAll(async () => {
   server = await startTestServer();
-  [admin, principal, teacher] = await Promise.all([
-    signIn(server.url, 'superadmin@example.org'),
-    signIn(server.url, 'principal.harbor@example.org'),
-    signIn(server.url, 'teacher.harbor@example.org'),
-  ]);
+  [admin, principal, teacher] = await signInAll(server.url, ['superadmin@example.org', 'principal.harbor@example.org', 'teacher.harbor@example.org']);
 });
 afterAll(() => server?.stop());
 

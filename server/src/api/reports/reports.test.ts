@@ -11,7 +11,7 @@ import { count, eq, gt, sql } from 'drizzle-orm';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { COMPARE_STEP_KEYS, currentSchoolYear, isActive, type StepAnswers } from '@csp/shared';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn } from '../../testing/signIn.ts';
+import { signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import { clientErrors, collabDocuments, planSteps, plans, sessions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
@@ -81,11 +81,11 @@ async function getCsv(client: HttpClient, query = '') {
 
 beforeAll(async () => {
   server = await startTestServer();
-  [admin, principal, ap, teacher] = await Promise.all([
-    signIn(server.url, 'superadmin@example.org'),
-    signIn(server.url, 'principal.harbor@example.org'),
-    signIn(server.url, 'ap.harbor@example.org'),
-    signIn(server.url, 'teacher.harbor@example.org'),
+  [admin, principal, ap, teacher] = await signInAll(server.url, [
+    'superadmin@example.org',
+    'principal.harbor@example.org',
+    'ap.harbor@example.org',
+    'teacher.harbor@example.org',
   ]);
 });
 afterAll(() => server?.stop());

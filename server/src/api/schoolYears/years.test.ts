@@ -14,7 +14,7 @@ import { and, count, eq } from 'drizzle-orm';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { currentSchoolYear, nextSchoolYear, previousSchoolYear, schoolYearTerm } from '@csp/shared';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn } from '../../testing/signIn.ts';
+import { signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import { planSteps, plans, questionBankVersions, schoolYearSettings, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
@@ -63,12 +63,12 @@ const saveAttendance = (client: HttpClient, formId: string, value: string) =>
 
 beforeAll(async () => {
   server = await startTestServer();
-  [admin, principal, riversidePrincipal, ap, teacher] = await Promise.all([
-    signIn(server.url, 'superadmin@example.org'),
-    signIn(server.url, 'principal.harbor@example.org'),
-    signIn(server.url, 'principal.riverside@example.org'),
-    signIn(server.url, 'ap.harbor@example.org'),
-    signIn(server.url, 'teacher.harbor@example.org'),
+  [admin, principal, riversidePrincipal, ap, teacher] = await signInAll(server.url, [
+    'superadmin@example.org',
+    'principal.harbor@example.org',
+    'principal.riverside@example.org',
+    'ap.harbor@example.org',
+    'teacher.harbor@example.org',
   ]);
 });
 afterAll(() => server?.stop());

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn } from '../../testing/signIn.ts';
+import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { HARBOR, PRINCIPAL_HARBOR, PRINCIPAL_RIVERSIDE, RIVERSIDE, SUPERADMIN, planIdOf, planPath, sleep, userIdOf } from './steps.testkit.ts';
 
@@ -27,13 +27,13 @@ let formId: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  [tab1, tab2, admin, coordinator, teacher, otherPrincipal] = await Promise.all([
-    signIn(server.url, PRINCIPAL_HARBOR),
-    signIn(server.url, PRINCIPAL_HARBOR),
-    signIn(server.url, SUPERADMIN),
-    signIn(server.url, 'coordinator.harbor@example.org'),
-    signIn(server.url, 'teacher.harbor@example.org'),
-    signIn(server.url, PRINCIPAL_RIVERSIDE),
+  [tab1, tab2, admin, coordinator, teacher, otherPrincipal] = await signInAll(server.url, [
+    PRINCIPAL_HARBOR,
+    PRINCIPAL_HARBOR,
+    SUPERADMIN,
+    'coordinator.harbor@example.org',
+    'teacher.harbor@example.org',
+    PRINCIPAL_RIVERSIDE,
   ]);
   formId = await planIdOf(tab1, HARBOR);
 });

@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn } from '../../testing/signIn.ts';
+import { signIn, signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { HARBOR, RIVERSIDE, auditRecords, forwardedAddresses, freshEmail, insertUser, userByEmail } from './users.testkit.ts';
@@ -18,9 +18,8 @@ let harborRow: UserRow;
 
 beforeAll(async () => {
   server = await startTestServer();
-  admin = await signIn(server.url, 'superadmin@example.org');
+  [admin, harbor] = await signInAll(server.url, ['superadmin@example.org', 'principal.harbor@example.org']);
   adminRow = (await userByEmail(server, 'superadmin@example.org'))!;
-  harbor = await signIn(server.url, 'principal.harbor@example.org');
   harborRow = (await userByEmail(server, 'principal.harbor@example.org'))!;
 });
 afterAll(() => server?.stop());

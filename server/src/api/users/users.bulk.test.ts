@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn } from '../../testing/signIn.ts';
+import { signIn, signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { DISTRICT, HARBOR, RIVERSIDE, allUsers, freshEmail, insertUser, userByEmail, userById } from './users.testkit.ts';
@@ -18,11 +18,9 @@ let riverside: HttpClient;
 
 beforeAll(async () => {
   server = await startTestServer();
-  admin = await signIn(server.url, 'superadmin@example.org');
+  [admin, harbor, riverside] = await signInAll(server.url, ['superadmin@example.org', 'principal.harbor@example.org', 'principal.riverside@example.org']);
   adminRow = (await userByEmail(server, 'superadmin@example.org'))!;
-  harbor = await signIn(server.url, 'principal.harbor@example.org');
   harborRow = (await userByEmail(server, 'principal.harbor@example.org'))!;
-  riverside = await signIn(server.url, 'principal.riverside@example.org');
 });
 afterAll(() => server?.stop());
 

@@ -6,7 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, eq, lt } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
-import { signIn, signInFlow } from '../../testing/signIn.ts';
+import { signIn, signInAll, signInFlow } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { users } from '../../storage/schema.ts';
 import { DISTRICT, HARBOR, RIVERSIDE, allUsers, freshEmail, insertUser, userByEmail, userById } from './users.testkit.ts';
@@ -19,9 +19,7 @@ let riverside: HttpClient;
 
 beforeAll(async () => {
   server = await startTestServer();
-  admin = await signIn(server.url, 'superadmin@example.org');
-  harbor = await signIn(server.url, 'principal.harbor@example.org');
-  riverside = await signIn(server.url, 'principal.riverside@example.org');
+  [admin, harbor, riverside] = await signInAll(server.url, ['superadmin@example.org', 'principal.harbor@example.org', 'principal.riverside@example.org']);
 });
 afterAll(() => server?.stop());
 
