@@ -11,6 +11,7 @@ import { randomBytes } from 'node:crypto';
 import { TYPED_STEPS, insertEditors, type Editor } from './fixtures.ts';
 import {
   CpuSampler,
+  cpuDisturbance,
   QUICK,
   ask,
   clearRedisPrefix,
@@ -256,7 +257,8 @@ await runBenchmark('coedit', 'Live co-editing: Hocuspocus providers + Socket.IO 
         continue;
       }
       const at3000 = level.editors === 3_000;
-      const busy = (level.cpu.cpuPercent.other ?? 0) > 30 ? ` [disturbed: other processes ${level.cpu.cpuPercent.other}% of a core]` : '';
+      const disturbance = cpuDisturbance(level.cpu);
+      const busy = disturbance ? ` [disturbed: ${disturbance}]` : '';
       result.figures.push(
         { metric: `${level.editors} co-editors${busy}: edit-to-peer median / p95`, value: `${level.latencyMs.median} / ${level.latencyMs.p95}`, unit: 'ms' },
         { metric: `${level.editors} co-editors: edit-to-peer p99`, value: level.latencyMs.p99, unit: 'ms', target: at3000 ? '<= 100' : undefined, pass: at3000 ? level.latencyMs.p99 <= P99_TARGET_MS : undefined },

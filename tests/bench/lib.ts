@@ -273,19 +273,21 @@ function sharedRedisPid(): number | null {
   return redisPidCache;
 }
 
-function machineTicks(): { busy: number; total: number } {
+/** Machine-wide ticks; `steal` is time the hypervisor gave this VM's CPUs to other guests. */
+function machineTicks(): { busy: number; steal: number; total: number } {
   const [cpu] = readFileSync('/proc/stat', 'utf8').split('\n');
   const values = cpu!.trim().split(/\s+/).slice(1).map(Number);
   const idle = values[3]! + (values[4] ?? 0);
   const total = values.reduce((a, b) => a + b, 0);
-  return { busy: total - idle, total };
+  return { busy: total - idle, steal: values[7] ?? 0, total };
 }
 
 export interface CpuWindow {
   seconds: number;
   /**
-   * Percent of one core, per group (100 = one core busy), averaged over the window; `other` is
-   * the rest of the machine's busy time (processes outside this benchmark, e.g. other test runs).
+   * Percent of one core, per group (100 = one core busy), averaged over the window; `steal` is
+   * the time the hypervisor ran other guests instead of this VM, and `other` the rest of the
+   * machine's busy time (processes outside this benchmark, e.g. other test runs).
    */
   cpuPercent: Record<string, number>;
   /** Whole machine busy, percent of all cores. */
@@ -359,11 +361,22 @@ export class CpuSampler {
       cpuPercent[name] = round((used / TICKS / seconds) * 100, 0);
     }
     const machine = machineTicks();
-    const machineBusyPercent = round(((machine.busy - this.startMachine.busy) / Math.max(1, machine.total - this.startMachine.total)) * 100, 0);
+    const elapsedTicks = Math.max(1, machine.total - this.startMachine.total);
+    const machineBusyPercent = round(((machine.busy - this.startMachine.busy) / elapsedTicks) * 100, 0);
     const ours = Object.values(cpuPercent).reduce((a, b) => a + b, 0);
-    cpuPercent.other = Math.max(0, round(machineBusyPercent * os.cpus().length - ours, 0));
+    cpuPercent.steal = round(((machine.steal - this.startMachine.steal) / elapsedTicks) * 100 * os.cpus().length, 0);
+    cpuPercent.other = Math.max(0, round(machineBusyPercent * os.cpus().length - ours - cpuPercent.steal, 0));
     return { seconds: round(seconds, 1), cpuPercent, machineBusyPercent, rssMb: Object.fromEntries(Object.entries(this.peakRss).map(([k, v]) => [k, round(v, 0)])) };
   }
+}
+
+/** Why a window's figures say little about this code: other processes, or the hypervisor, took a good part of a core. */
+export function cpuDisturbance(cpu: CpuWindow): string | null {
+  const reasons = [
+    (cpu.cpuPercent.other ?? 0) > 30 ? `other processes used ${cpu.cpuPercent.other}% of a core` : '',
+    (cpu.cpuPercent.steal ?? 0) > 30 ? `the hypervisor took ${cpu.cpuPercent.steal}% of a core (steal)` : '',
+  ].filter(Boolean);
+  return reasons.length ? reasons.join(', ') : null;
 }
 
 /**

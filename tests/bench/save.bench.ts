@@ -13,6 +13,7 @@ import { BANK, insertEditors, type Editor } from './fixtures.ts';
 
 import {
   CpuSampler,
+  cpuDisturbance,
   QUICK,
   ask,
   clearRedisPrefix,
@@ -221,12 +222,20 @@ async function settle(url: string | null): Promise<void> {
 }
 
 /**
+ * CPU milliseconds each served save cost each process group: less sensitive than latency to
+ * what else the machine runs, so it is what compares versions of the code.
+ */
+function cpuPerSave(level: LevelResult, groups = ['server', 'postgres', 'redis']): string {
+  return groups.map((group) => round(((level.cpu.cpuPercent[group] ?? 0) * 10) / Math.max(1, level.throughputPerSecond), 2)).join(' / ');
+}
+
+/**
  * Other work on the machine or the database server during the level (another test suite's
  * processes, its checkpoints, its queries): such a level says little about this code.
  */
 function disturbed(level: LevelResult): string | null {
   const reasons = [
-    (level.cpu.cpuPercent.other ?? 0) > 30 ? `other processes used ${level.cpu.cpuPercent.other}% of a core` : '',
+    cpuDisturbance(level.cpu) ?? '',
     level.postgres.checkpoints > 0 ? `${level.postgres.checkpoints} checkpoint(s)` : '',
     level.postgres.otherDatabasesActive > 0.2 ? `other databases had ${level.postgres.otherDatabasesActive} active queries on average` : '',
   ].filter(Boolean);
@@ -368,6 +377,7 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
         },
         { metric: `${label}: errors`, value: level.errors, unit: 'requests', ...(top ? { target: '0', pass: level.errors === 0 && level.overloadedAfterMs === null } : {}) },
       );
+      if (level.overloadedAfterMs === null) result.figures.push({ metric: `${label}: CPU per save, server / PostgreSQL / Redis`, value: cpuPerSave(level), unit: 'ms' });
     }
     for (const level of floorLevels) {
       const rate = round((level.editors * 1000) / PERIOD_MS, 0);
@@ -376,6 +386,7 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
         value: `${bound(level, level.latencyMs.median)} / ${bound(level, level.latencyMs.p99)}`,
         unit: 'ms',
       });
+      if (level.overloadedAfterMs === null) result.figures.push({ metric: `floor ${rate}/s: CPU per save, server / PostgreSQL`, value: cpuPerSave(level, ['server', 'postgres']), unit: 'ms' });
     }
     result.figures.push(
       { metric: 'app: highest rate held (p99 <= 100 ms, 0 errors)', value: appSearch.cappedAtMax ? `>= ${round(appSearch.heldPerSecond, 0)}` : round(appSearch.heldPerSecond, 0), unit: 'saves/s', target: '>= 1667', pass: appSearch.heldPerSecond >= 1_666 },
