@@ -12,7 +12,7 @@ import { deleteExpiredSessions } from './auth/sessions.ts';
 import { ensureBundledBank } from './domain/questionBank/ensureBundledBank.ts';
 import { BankCatalog } from './domain/questionBank/bankCatalog.ts';
 import { seedDemoDistrict, isDatabaseEmpty } from './seed/demoDistrict.ts';
-import { createRealtimeGateway, REALTIME_PATH } from './realtime/gateway.ts';
+import { createRealtimeGateway, REALTIME_PATH, type RealtimeGateway } from './realtime/gateway.ts';
 import { createCollabServer, COLLAB_PATH } from './collab/collabServer.ts';
 import type { BaseServices, Services } from './services.ts';
 
@@ -20,6 +20,8 @@ export interface RunningServer {
   url: string;
   port: number;
   services: Services;
+  /** The Socket.IO gateway (its periodic work can be run at once). */
+  realtime: RealtimeGateway;
   httpServer: http.Server;
   stop(): Promise<void>;
 }
@@ -89,7 +91,7 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
       await storage.close();
     })());
 
-  return { url: `http://127.0.0.1:${port}`, port, services, httpServer, stop };
+  return { url: `http://127.0.0.1:${port}`, port, services, realtime: gateway, httpServer, stop };
 }
 
 /** The configured OpenID issuer, or (outside production) the bundled development provider. */

@@ -3,7 +3,7 @@ import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
 import type { BaseServices } from '../services.ts';
 import { sessions, type users } from '../storage/schema.ts';
-import { preparedQueries } from '../storage/preparedQueries.ts';
+import { preparedQueries, sessionsWithUsers } from '../storage/preparedQueries.ts';
 
 export const SESSION_COOKIE = 'csp.session-token';
 export const SESSION_MAX_AGE_MS = 8 * 60 * 60 * 1000;
@@ -40,13 +40,35 @@ export async function createSession({ storage }: BaseServices, userId: string, n
   return { token, expiresAt };
 }
 
+const isSessionToken = (token: string) => /^[a-z2-7]{32}$/.test(token);
+
+type SessionRow = { session: typeof sessions.$inferSelect; user: UserRow; preview: UserRow | null };
+
 /** The session behind a cookie token, or null when it is unknown, expired, denied or its user inactive. */
 export async function validateSessionToken(services: BaseServices, token: string): Promise<Auth | null> {
-  if (!/^[a-z2-7]{32}$/.test(token)) return null;
+  if (!isSessionToken(token)) return null;
   const sessionId = sessionIdOf(token);
-  if (await isDenied(services, sessionId)) return null;
+  if ((await deniedAmong(services, [sessionId])).size > 0) return null;
   const [row] = await preparedQueries(services.storage.db).sessionById.execute({ id: sessionId });
-  if (!row) return null;
+  return row ? authOfRow(services, row) : null;
+}
+
+/** Many tokens at once (the periodic check of every open connection): one deny look-up, one query. */
+export async function validateSessionTokens(services: BaseServices, tokens: string[]): Promise<Map<string, Auth>> {
+  const tokensById = new Map(tokens.filter(isSessionToken).map((token) => [sessionIdOf(token), token]));
+  const denied = await deniedAmong(services, [...tokensById.keys()]);
+  const ids = [...tokensById.keys()].filter((id) => !denied.has(id));
+  const valid = new Map<string, Auth>();
+  if (ids.length === 0) return valid;
+  for (const row of await sessionsWithUsers(services.storage.db).where(inArray(sessions.id, ids))) {
+    const auth = await authOfRow(services, row);
+    if (auth) valid.set(tokensById.get(auth.sessionId)!, auth);
+  }
+  return valid;
+}
+
+async function authOfRow(services: BaseServices, row: SessionRow): Promise<Auth | null> {
+  const sessionId = row.session.id;
   if (row.session.expiresAt.getTime() <= Date.now()) {
     await services.storage.db.delete(sessions).where(eq(sessions.id, sessionId));
     return null;
@@ -57,15 +79,17 @@ export async function validateSessionToken(services: BaseServices, token: string
 }
 
 /**
- * The deny entry makes every process refuse the session at once; the row's deletion makes that
- * hold without Redis too (validation reads the database).
+ * The sessions among these that have a deny entry. The entry makes every process refuse a session
+ * at once; the row's deletion makes that hold without Redis too (validation reads the database).
  */
-async function isDenied({ kv, logger }: BaseServices, sessionId: string): Promise<boolean> {
+async function deniedAmong({ kv, logger }: BaseServices, sessionIds: string[]): Promise<Set<string>> {
+  if (sessionIds.length === 0) return new Set();
   try {
-    return (await kv.get(denyKey(sessionId))) !== null;
+    const entries = sessionIds.length === 1 ? [await kv.get(denyKey(sessionIds[0]!))] : (await kv.getMany(sessionIds.map(denyKey))).map((entry) => entry?.value ?? null);
+    return new Set(sessionIds.filter((_id, index) => entries[index] !== null));
   } catch (error) {
     logger.warn({ err: error }, 'session deny check failed; relying on the database');
-    return false;
+    return new Set();
   }
 }
 

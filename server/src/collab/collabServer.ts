@@ -153,9 +153,8 @@ export function createCollabServer(services: BaseServices): CollabServer {
 
   // Open connections keep their "live editor" mark; a killed process's marks lapse on their own.
   const refresher = setInterval(() => {
-    for (const { context, documentName, socketId } of open.values()) {
-      void kv.hashSet(liveKey(documentName), `${context.userId}:${socketId}`, '1', LIVE_TTL_MS).catch(() => {});
-    }
+    const marks = [...open.values()].map(({ context, documentName, socketId }) => ({ key: liveKey(documentName), field: `${context.userId}:${socketId}`, value: '1', ttlMs: LIVE_TTL_MS }));
+    void kv.hashSetMany(marks).catch((error: unknown) => logger.warn({ err: error }, 'live-editor marks not refreshed; retrying at the next tick'));
   }, LIVE_REFRESH_MS);
   refresher.unref();
 

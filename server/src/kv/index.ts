@@ -2,7 +2,7 @@ import { MemoryStore } from './memory.ts';
 import { RedisStore, createRedisClient } from './redis.ts';
 import type { KeyValueStore } from './store.ts';
 
-export type { KeyValueStore, LockClaim } from './store.ts';
+export type { HashEntry, KeyValueStore, LockClaim } from './store.ts';
 export { claimPayload } from './store.ts';
 export { MemoryStore, RedisStore, createRedisClient };
 

@@ -1,4 +1,4 @@
-import { claimPayload, claimValue, type KeyValueStore, type LockClaim } from './store.ts';
+import { claimPayload, claimValue, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
 
 interface Entry {
   value: string;
@@ -96,6 +96,10 @@ export class MemoryStore implements KeyValueStore {
     let hash = this.hashes.get(key);
     if (!hash) this.hashes.set(key, (hash = new Map()));
     hash.set(field, { value, expiresAt: this.now() + ttlMs });
+  }
+
+  async hashSetMany(entries: HashEntry[]) {
+    for (const { key, field, value, ttlMs } of entries) await this.hashSet(key, field, value, ttlMs);
   }
 
   async hashGetAll(key: string) {

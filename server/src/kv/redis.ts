@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { claimValue, type KeyValueStore, type LockClaim } from './store.ts';
+import { claimValue, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
 
 // Claim or refresh in one step: free key or same owner (prefix "owner\n") wins.
 const CLAIM = `
@@ -164,9 +164,16 @@ export class RedisStore implements KeyValueStore {
     return this.redis.cspIncrement(key, ttlMs);
   }
 
-  async hashSet(key: string, field: string, value: string, ttlMs: number) {
-    const expiresAt = Date.now() + ttlMs;
-    await this.redis.multi().hset(key, field, `${expiresAt}\n${value}`).pexpire(key, ttlMs * 2).exec();
+  hashSet(key: string, field: string, value: string, ttlMs: number) {
+    return this.hashSetMany([{ key, field, value, ttlMs }]);
+  }
+
+  async hashSetMany(entries: HashEntry[]) {
+    if (entries.length === 0) return;
+    const now = Date.now();
+    const pipeline = this.redis.pipeline();
+    for (const { key, field, value, ttlMs } of entries) pipeline.hset(key, field, `${now + ttlMs}\n${value}`).pexpire(key, ttlMs * 2);
+    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
   }
 
   async hashGetAll(key: string) {

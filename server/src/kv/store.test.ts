@@ -85,4 +85,17 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     await store.hashDelete('presence:1', 'b@x');
     expect(await store.hashGetAll('presence:1')).toEqual({});
   });
+
+  it('sets fields of several hashes in one call, each with its own lifetime', async () => {
+    await store.hashSetMany([
+      { key: 'presence:2', field: 'a@x', value: 'A', ttlMs: 60 },
+      { key: 'presence:2', field: 'b@x', value: 'B', ttlMs: 5000 },
+      { key: 'presence:3', field: 'c@x', value: 'C', ttlMs: 5000 },
+    ]);
+    await store.hashSetMany([]);
+    expect(await store.hashGetAll('presence:2')).toEqual({ 'a@x': 'A', 'b@x': 'B' });
+    expect(await store.hashGetAll('presence:3')).toEqual({ 'c@x': 'C' });
+    await sleep(120);
+    expect(await store.hashGetAll('presence:2')).toEqual({ 'b@x': 'B' });
+  });
 });

@@ -12,6 +12,13 @@ export interface LockClaim {
   ttlMs: number;
 }
 
+export interface HashEntry {
+  key: string;
+  field: string;
+  value: string;
+  ttlMs: number;
+}
+
 export interface KeyValueStore {
   readonly kind: 'redis' | 'memory';
   get(key: string): Promise<string | null>;
@@ -29,6 +36,8 @@ export interface KeyValueStore {
   increment(key: string, ttlMs: number): Promise<number>;
   /** Fields of a hash whose entries each expire on their own. */
   hashSet(key: string, field: string, value: string, ttlMs: number): Promise<void>;
+  /** Many `hashSet`s in one round trip (periodic heartbeats of every open connection). */
+  hashSetMany(entries: HashEntry[]): Promise<void>;
   hashGetAll(key: string): Promise<Record<string, string>>;
   hashDelete(key: string, field: string): Promise<void>;
   ping(): Promise<void>;

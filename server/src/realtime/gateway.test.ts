@@ -9,13 +9,12 @@ import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
 import { signIn, signInAll } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
-import { plans } from '../storage/schema.ts';
-import { SESSION_COOKIE } from '../auth/sessions.ts';
-import type { RealtimeGateway } from './gateway.ts';
+import { plans, sessions } from '../storage/schema.ts';
+import { SESSION_COOKIE, sessionIdOf } from '../auth/sessions.ts';
 import { waitFor } from '../../../tests/support/wait.ts';
 import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../../../tests/support/realtime.ts';
 import { sessionToken } from '../../../tests/support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
 
 const STEP = 'attendancePlan';
 
@@ -196,11 +195,32 @@ describe('realtime gateway', () => {
     const tab1Id = tab1.socket.id!;
     tab1.close();
     // Tab 2 is still there: once the server has dropped tab 1, a round trip on tab 2, then the presence is unchanged.
-    const { io } = server.services.events as RealtimeGateway;
+    const { io } = server.realtime;
     await waitFor('the server to drop tab 1', () => !io.of('/').sockets.has(tab1Id));
     expect(await tab2.request('presence:step', { formId, stepKey: STEP })).toEqual({ ok: true });
     const { body } = await principal.get(`/api/forms/${formId}/editors`);
     expect((body.editors as EditorView[]).map((editor) => editor.email).sort()).toEqual([PRINCIPAL_HARBOR, SUPERADMIN].sort());
+  });
+
+  it('the periodic heartbeat renews the presence of every open socket whose session is still valid, at once', async () => {
+    const formId = await createPlan(admin, 'Heartbeat');
+    const coordinator = await signIn(server.url, 'coordinator.harbor@example.org');
+    await shareWith(admin, formId, [(await whoAmI(coordinator)).id], 'edit');
+    const tab = await socketOf(server, principal, 'principal');
+    const ended = await socketOf(server, coordinator, 'coordinator');
+    expect(await tab.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    expect(await ended.request('plan:join', { formId })).toEqual({ ok: true });
+    const editors = async () => ((await principal.get(`/api/forms/${formId}/editors`)).body.editors as EditorView[]).map((editor) => [editor.email, editor.stepKey]);
+    expect((await editors()).sort()).toEqual([[PRINCIPAL_HARBOR, STEP], ['coordinator.harbor@example.org', null]].sort());
+
+    // Both entries lapse; the coordinator's session expires while the socket stays open.
+    const db = server.services.storage.db;
+    await db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.id, sessionIdOf(sessionToken(coordinator))));
+    for (const email of [PRINCIPAL_HARBOR, 'coordinator.harbor@example.org']) await server.services.kv.hashDelete(`presence:${formId}`, email);
+    expect(await editors()).toEqual([]);
+
+    await server.realtime.refreshPresence();
+    expect(await editors()).toEqual([[PRINCIPAL_HARBOR, STEP]]);
   });
 
   it('lock acquired after a REST save and released after unlock; step:saved after the save', async () => {

@@ -3,10 +3,10 @@ import { Server as SocketServer, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { planJoinSchema, planLeaveSchema, presenceStepSchema } from '@csp/shared/api/realtime';
 import type { BaseServices } from '../services.ts';
-import { SESSION_COOKIE, validateSessionToken } from '../auth/sessions.ts';
+import { SESSION_COOKIE, validateSessionToken, validateSessionTokens } from '../auth/sessions.ts';
 import { createPubSubClient } from '../kv/redis.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
-import { leavePresence, listPresence, registerPresence } from '../domain/plans/presence.ts';
+import { leavePresence, listPresence, registerPresence, registerPresenceMany } from '../domain/plans/presence.ts';
 import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from './origin.ts';
 import type { AccessScope, PlanEventName, RealtimeEvents } from './events.ts';
@@ -30,6 +30,8 @@ const userRoom = (userId: string) => `user:${userId}`;
 export interface RealtimeGateway extends RealtimeEvents {
   io: SocketServer;
   lockWatcher: LockExpiryWatcher;
+  /** The periodic presence heartbeat of this process's sockets, at once. */
+  refreshPresence(): Promise<void>;
   /** Runs on every server process when someone's access may have changed. */
   onAccessChanged(listener: (scope: AccessScope) => Promise<void>): void;
   close(): Promise<void>;
@@ -172,16 +174,25 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     }
   }
 
-  /** Open sockets keep their users' presence alive (it lapses 60 s after the last heartbeat). */
-  const refresher = setInterval(async () => {
-    for (const socket of io.of('/').sockets.values()) {
-      const data = socket.data as SocketData;
-      if (data.plans.size === 0) continue;
-      const auth = await validateSessionToken(services, data.token).catch(() => null);
-      if (!auth) continue;
-      for (const [formId, stepKey] of data.plans) await registerPresence(kv, formId, auth.actor, stepKey).catch(() => {});
+  /**
+   * Open sockets keep their users' presence alive (it lapses 60 s after the last heartbeat): every
+   * socket's session checked in one query, every heartbeat written in one round trip.
+   */
+  async function refreshPresence() {
+    const present = [...io.of('/').sockets.values()].map((socket) => socket.data as SocketData).filter((data) => data.plans.size > 0);
+    if (present.length === 0) return;
+    try {
+      const sessions = await validateSessionTokens(services, [...new Set(present.map((data) => data.token))]);
+      const heartbeats = present.flatMap((data) => {
+        const actor = sessions.get(data.token)?.actor;
+        return actor ? [...data.plans].map(([formId, stepKey]) => ({ formId, user: actor, stepKey })) : [];
+      });
+      await registerPresenceMany(kv, heartbeats);
+    } catch (error) {
+      logger.warn({ err: error }, 'presence refresh failed; retrying at the next tick');
     }
-  }, PRESENCE_REFRESH_MS);
+  }
+  const refresher = setInterval(() => void refreshPresence(), PRESENCE_REFRESH_MS);
   refresher.unref();
 
   /** Sockets whose access ended leave their plan rooms (or disconnect when the session ended). */
@@ -210,6 +221,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     ...events,
     io,
     lockWatcher,
+    refreshPresence,
     onAccessChanged: (listener) => void accessListeners.push(listener),
     close: async () => {
       clearInterval(refresher);

@@ -6,17 +6,22 @@ import { collabDocuments, planShares, planSteps, plans, schoolYearSettings, sess
 const previewUsers = alias(users, 'preview_users');
 const placeholder = sql.placeholder;
 
+/** Sessions with their user and, while a Super Admin previews a demo user, the previewed user. */
+export function sessionsWithUsers(db: Database) {
+  return db
+    .select({ session: sessions, user: users, preview: previewUsers })
+    .from(sessions)
+    .innerJoin(users, eq(users.id, sessions.userId))
+    .leftJoin(previewUsers, eq(previewUsers.id, sessions.previewUserId));
+}
+
 /**
  * The queries every autosave runs (session, plan access, step read and write), built once per
  * database handle and prepared: no query building per request, no re-parsing in PostgreSQL.
  */
 function build(db: Database) {
   return {
-    sessionById: db
-      .select({ session: sessions, user: users, preview: previewUsers })
-      .from(sessions)
-      .innerJoin(users, eq(users.id, sessions.userId))
-      .leftJoin(previewUsers, eq(previewUsers.id, sessions.previewUserId))
+    sessionById: sessionsWithUsers(db)
       .where(eq(sessions.id, placeholder('id')))
       .limit(1)
       .prepare('csp_session_by_id'),

@@ -5,7 +5,7 @@ import { and, count, eq, inArray } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import { flowToCallback } from '../../testing/signIn.ts';
-import { SESSION_COOKIE, SESSION_MAX_AGE_MS } from '../../auth/sessions.ts';
+import { SESSION_COOKIE, SESSION_MAX_AGE_MS, validateSessionToken, validateSessionTokens } from '../../auth/sessions.ts';
 import { auditLogs, sessions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 
@@ -359,6 +359,22 @@ describe('sessions, the access gate, the same-origin guard, role preview and the
       await server.services.storage.db.update(users).set({ isActive: false }).where(eq(users.id, user.id));
       expect((await client.get('/api/auth/session')).status).toBe(401);
       expect((await client.get('/api/question-bank')).status).toBe(401);
+    });
+
+    it('checking many sessions at once (the presence heartbeat) keeps exactly those the cookie check accepts', async () => {
+      const [live, signedOut, expired, deactivated] = [await makeUser(server, 1), await makeUser(server, 2), await makeUser(server, 3), await makeUser(server, 3)];
+      const clients = await Promise.all([live, signedOut, expired, deactivated].map((user) => signedIn(server, user.email)));
+      const [liveToken, signedOutToken, expiredToken, deactivatedToken] = clients.map(tokenOf) as [string, string, string, string];
+      expect((await clients[1]!.post('/api/auth/signout', {})).status).toBe(200);
+      await server.services.storage.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.id, sha256Hex(expiredToken)));
+      await server.services.storage.db.update(users).set({ isActive: false }).where(eq(users.id, deactivated.id));
+      const tokens = [liveToken, signedOutToken, expiredToken, deactivatedToken, 'not-a-token', 'a'.repeat(32)];
+
+      const valid = await validateSessionTokens(server.services, tokens);
+      expect([...valid.keys()]).toEqual([liveToken]);
+      expect(valid.get(liveToken)).toMatchObject({ sessionId: sha256Hex(liveToken), previewing: false, actor: { id: live.id, email: live.email } });
+      for (const token of tokens) expect((await validateSessionToken(server.services, token)) !== null).toBe(valid.has(token));
+      expect(await validateSessionTokens(server.services, [])).toEqual(new Map());
     });
 
     it('a user deactivated by the Super Admin (PUT /api/users) answers 401, and stays signed out when reactivated', async () => {

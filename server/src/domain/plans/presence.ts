@@ -1,4 +1,4 @@
-import type { KeyValueStore } from '../../kv/index.ts';
+import type { HashEntry, KeyValueStore } from '../../kv/index.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 
 export const PRESENCE_TTL_MS = 60_000;
@@ -12,11 +12,28 @@ export interface Editor {
   lastSeen: string;
 }
 
+export interface Heartbeat {
+  formId: string;
+  user: UserRow;
+  stepKey: string | null;
+}
+
+function presenceEntry({ formId, user, stepKey }: Heartbeat, lastSeen: string): HashEntry & { editor: Editor } {
+  const editor: Editor = { userId: user.id, name: user.name, email: user.email, stepKey, lastSeen };
+  return { key: presenceKey(formId), field: user.email, value: JSON.stringify(editor), ttlMs: PRESENCE_TTL_MS, editor };
+}
+
 /** A heartbeat: the user is on this plan (at this step) for the next 60 s. One entry per e-mail. */
 export async function registerPresence(kv: KeyValueStore, formId: string, user: UserRow, stepKey: string | null): Promise<Editor> {
-  const editor: Editor = { userId: user.id, name: user.name, email: user.email, stepKey, lastSeen: new Date().toISOString() };
-  await kv.hashSet(presenceKey(formId), user.email, JSON.stringify(editor), PRESENCE_TTL_MS);
-  return editor;
+  const entry = presenceEntry({ formId, user, stepKey }, new Date().toISOString());
+  await kv.hashSet(entry.key, entry.field, entry.value, entry.ttlMs);
+  return entry.editor;
+}
+
+/** Many heartbeats in one round trip (the periodic refresh of every open socket). */
+export async function registerPresenceMany(kv: KeyValueStore, heartbeats: Heartbeat[]): Promise<void> {
+  const lastSeen = new Date().toISOString();
+  await kv.hashSetMany(heartbeats.map((heartbeat) => presenceEntry(heartbeat, lastSeen)));
 }
 
 export async function listPresence(kv: KeyValueStore, formId: string): Promise<Editor[]> {
