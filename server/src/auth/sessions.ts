@@ -48,9 +48,9 @@ type SessionRow = { session: typeof sessions.$inferSelect; user: UserRow; previe
 export async function validateSessionToken(services: BaseServices, token: string): Promise<Auth | null> {
   if (!isSessionToken(token)) return null;
   const sessionId = sessionIdOf(token);
-  if ((await deniedAmong(services, [sessionId])).size > 0) return null;
-  const [row] = await preparedQueries(services.storage.db).sessionById.execute({ id: sessionId });
-  return row ? authOfRow(services, row) : null;
+  // Both look-ups at once: one round trip of waiting on every request instead of two.
+  const [denied, [row]] = await Promise.all([deniedAmong(services, [sessionId]), preparedQueries(services.storage.db).sessionById.execute({ id: sessionId })]);
+  return row && denied.size === 0 ? authOfRow(services, row) : null;
 }
 
 /** Many tokens at once (the periodic check of every open connection): one deny look-up, one query. */
