@@ -5,14 +5,12 @@ import { authOf } from '../../auth/gate.ts';
 import { pathId } from '../../http/validate.ts';
 import { loadReadablePlan } from '../../domain/plans/loadPlan.ts';
 import { asciiFileName, exportFileName, loadPlanExport, type PlanExport } from '../../export/planExport.ts';
+import { renderPlanPdf } from '../../export/pdf.ts';
+import { renderPlanDocx } from '../../export/docx.ts';
 
-// The renderers (pdfkit, fontkit, docx) load on the first export, not at every server start.
 export const EXPORT_FORMATS = {
-  pdf: { contentType: 'application/pdf', render: async (plan: PlanExport) => (await import('../../export/pdf.ts')).renderPlanPdf(plan) },
-  docx: {
-    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-    render: async (plan: PlanExport) => (await import('../../export/docx.ts')).renderPlanDocx(plan),
-  },
+  pdf: { contentType: 'application/pdf', render: renderPlanPdf },
+  docx: { contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', render: renderPlanDocx },
 } as const satisfies Record<string, { contentType: string; render: (plan: PlanExport) => Promise<Buffer> }>;
 
 export type ExportFormat = keyof typeof EXPORT_FORMATS;
