@@ -15,6 +15,11 @@ export function sessionsWithUsers(db: Database) {
     .leftJoin(previewUsers, eq(previewUsers.id, sessions.previewUserId));
 }
 
+/** What the policy needs of a plan: the plan, the caller's share of it, its year's archive flag. */
+const planAccessColumns = { plan: plans, share: planShares, archived: schoolYearSettings.archived };
+const callersShare = () => and(eq(planShares.formId, plans.id), eq(planShares.userId, placeholder('userId')));
+const planYear = () => eq(schoolYearSettings.schoolYear, plans.schoolYear);
+
 /**
  * The queries every autosave runs (session, plan access, step read and write), built once per
  * database handle and prepared: no query building per request, no re-parsing in PostgreSQL.
@@ -27,20 +32,20 @@ function build(db: Database) {
       .prepare('csp_session_by_id'),
 
     planForUser: db
-      .select({ plan: plans, share: planShares, archived: schoolYearSettings.archived })
+      .select(planAccessColumns)
       .from(plans)
-      .leftJoin(planShares, and(eq(planShares.formId, plans.id), eq(planShares.userId, placeholder('userId'))))
-      .leftJoin(schoolYearSettings, eq(schoolYearSettings.schoolYear, plans.schoolYear))
+      .leftJoin(planShares, callersShare())
+      .leftJoin(schoolYearSettings, planYear())
       .where(eq(plans.id, placeholder('formId')))
       .limit(1)
       .prepare('csp_plan_for_user'),
 
     /** The plan, the caller's share and the year's archive flag, with one step's row: the autosave's one read. */
     planStepForUser: db
-      .select({ plan: plans, share: planShares, archived: schoolYearSettings.archived, step: planSteps })
+      .select({ ...planAccessColumns, step: planSteps })
       .from(plans)
-      .leftJoin(planShares, and(eq(planShares.formId, plans.id), eq(planShares.userId, placeholder('userId'))))
-      .leftJoin(schoolYearSettings, eq(schoolYearSettings.schoolYear, plans.schoolYear))
+      .leftJoin(planShares, callersShare())
+      .leftJoin(schoolYearSettings, planYear())
       .leftJoin(planSteps, and(eq(planSteps.formId, plans.id), eq(planSteps.stepKey, placeholder('stepKey'))))
       .where(eq(plans.id, placeholder('formId')))
       .limit(1)

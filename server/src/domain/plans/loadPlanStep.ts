@@ -3,14 +3,12 @@ import type { BaseServices } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { notFound } from '../../http/errors.ts';
-import { stepKeysOf } from '../questionBank/bankCatalog.ts';
 import { planContextOf, type PlanContext, type StepRow } from './loadPlan.ts';
 
 export interface PlanStep {
   context: PlanContext;
   step: Step;
   stepNumber: number;
-  stepKeys: readonly string[];
   /** The step's stored row; null for a step added to the bank after the plan was created. */
   row: StepRow | null;
 }
@@ -25,19 +23,16 @@ export async function loadPlanStep(services: BaseServices, actor: UserRow, formI
   const { banks, storage } = services;
   const queries = preparedQueries(storage.db);
   const stepNumber = /^[1-9]\d{0,2}$/.test(stepNumberParam ?? '') ? Number(stepNumberParam) : NaN;
-  const stepKeyIn = async (version: number | null) => (await banks.resolve(version)).steps[stepNumber - 1]?.key ?? null;
+  const stepIn = async (version: number | null) => (await banks.resolve(version)).steps[stepNumber - 1];
 
-  const hint = banks.pinnedVersionHint(formId);
-  const guessedKey = await stepKeyIn(hint ?? null);
-  const [read] = await queries.planStepForUser.execute({ formId, userId: actor.id, stepKey: guessedKey ?? '' });
+  const guessed = await stepIn(banks.pinnedVersionHint(formId) ?? null);
+  const [read] = await queries.planStepForUser.execute({ formId, userId: actor.id, stepKey: guessed?.key ?? '' });
   if (!read) throw notFound('Plan not found');
-  const version = read.plan.questionBankVersion;
-  banks.rememberPinnedVersion(formId, version);
+  banks.rememberPinnedVersion(formId, read.plan.questionBankVersion);
 
-  const bank = await banks.resolve(version);
-  const step = bank.steps[stepNumber - 1];
+  const step = await stepIn(read.plan.questionBankVersion);
   if (!step) throw notFound(`No step ${stepNumberParam} in this plan's question bank`);
   let row = read.step;
-  if (step.key !== guessedKey) [row = null] = await queries.stepRow.execute({ formId, stepKey: step.key });
-  return { context: planContextOf(actor, read), step, stepNumber, stepKeys: stepKeysOf(bank), row };
+  if (step.key !== guessed?.key) [row = null] = await queries.stepRow.execute({ formId, stepKey: step.key });
+  return { context: planContextOf(actor, read), step, stepNumber, row };
 }
