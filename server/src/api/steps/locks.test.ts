@@ -21,6 +21,7 @@ import {
   userIdOf,
   lockOf,
   locksOf,
+  STEP_CAST,
 } from './steps.testkit.ts';
 
 
@@ -38,14 +39,7 @@ describe('step locks (default 300 s TTL)', () => {
 
   beforeAll(async () => {
     server = await startTestServer();
-    [principal, principalTab2, admin, coordinator, teacher, otherPrincipal] = await signInAll(server.url, [
-      PRINCIPAL_HARBOR,
-      PRINCIPAL_HARBOR,
-      SUPERADMIN,
-      'coordinator.harbor@example.org',
-      'teacher.harbor@example.org',
-      PRINCIPAL_RIVERSIDE,
-    ]);
+    [principal, principalTab2, admin, coordinator, teacher, otherPrincipal] = await signInAll(server.url, STEP_CAST);
     principalUser = await userIdOf(principal);
     adminUser = await userIdOf(admin);
     formId = await planIdOf(principal, HARBOR);

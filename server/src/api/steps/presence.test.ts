@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import { HARBOR, PRINCIPAL_HARBOR, PRINCIPAL_RIVERSIDE, RIVERSIDE, SUPERADMIN, planIdOf, planPath, sleep, userIdOf } from './steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, PRINCIPAL_RIVERSIDE, RIVERSIDE, STEP_CAST, SUPERADMIN, planIdOf, planPath, sleep, userIdOf } from './steps.testkit.ts';
 
 interface EditorView {
   userId: string;
@@ -27,14 +27,7 @@ let formId: string;
 
 beforeAll(async () => {
   server = await startTestServer();
-  [tab1, tab2, admin, coordinator, teacher, otherPrincipal] = await signInAll(server.url, [
-    PRINCIPAL_HARBOR,
-    PRINCIPAL_HARBOR,
-    SUPERADMIN,
-    'coordinator.harbor@example.org',
-    'teacher.harbor@example.org',
-    PRINCIPAL_RIVERSIDE,
-  ]);
+  [tab1, tab2, admin, coordinator, teacher, otherPrincipal] = await signInAll(server.url, STEP_CAST);
   formId = await planIdOf(tab1, HARBOR);
 });
 afterAll(() => server?.stop());
