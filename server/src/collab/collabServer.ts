@@ -14,7 +14,7 @@ import { canEditStep, canReadStep } from '../policy/plans.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
 import type { AccessScope, LiveDocuments } from '../realtime/events.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from '../realtime/origin.ts';
-import { loadDocumentInto, storeDocumentState } from './documentStore.ts';
+import { DocumentStore } from './documentStore.ts';
 import { PeerAwareRedis } from './peerAwareRedis.ts';
 
 export const COLLAB_PATH = '/collab';
@@ -53,10 +53,10 @@ export interface CollabServer extends LiveDocuments {
 export function createCollabServer(services: BaseServices): CollabServer {
   const { config, kv, logger, storage, banks } = services;
   const open = new Map<string, OpenConnection>();
+  const documents = new DocumentStore(storage.db);
 
   async function store(documentName: string, document: Y.Doc) {
-    const target = parseCollabDocumentName(documentName)!;
-    await storeDocumentState(storage.db, documentName, target.formId, Y.encodeStateAsUpdate(document));
+    await documents.store(documentName, parseCollabDocumentName(documentName)!.formId, document);
   }
 
   async function stepOf(stepKey: string, questionBankVersion: number | null) {
@@ -99,7 +99,7 @@ export function createCollabServer(services: BaseServices): CollabServer {
       const target = parseCollabDocumentName(documentName)!;
       const step = await stepOfPlan(target.formId, target.stepKey);
       if (!step) throw new Error('Not found');
-      await loadDocumentInto(storage.db, document, documentName, target.formId, step);
+      await documents.load(document, documentName, target.formId, step);
       return document;
     },
     async onStoreDocument({ document, documentName }) {
@@ -109,6 +109,9 @@ export function createCollabServer(services: BaseServices): CollabServer {
     // that unloads a document stores it first (merged, and skipped when nothing changed).
     async beforeUnloadDocument({ document, documentName }) {
       await store(documentName, document);
+    },
+    async afterUnloadDocument({ documentName }) {
+      documents.forget(documentName);
     },
   };
 

@@ -1,4 +1,4 @@
-import { and, eq } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import * as Y from 'yjs';
 import { seedDocumentState, writeAnswers, writeCompleted, type Step, type StepAnswers } from '@csp/shared';
 import type { Database } from '../storage/database.ts';
@@ -12,53 +12,102 @@ const stepRow = (db: Database, formId: string, stepKey: string) =>
     .limit(1)
     .then(([row]) => row);
 
-/**
- * Loads a step document into `doc`: its stored Y.js state, or on first open a state seeded from
- * the stored answers. Two processes opening a new document at once agree on one seed (the first
- * insert wins), so seeded text is never doubled; a save that lands while the seed is written
- * (and so found no document to update) is applied afterwards.
- */
-export async function loadDocumentInto(db: Database, doc: Y.Doc, name: string, formId: string, step: Step): Promise<void> {
-  const [stored] = await db.select({ state: collabDocuments.state }).from(collabDocuments).where(eq(collabDocuments.name, name)).limit(1);
-  if (stored) return Y.applyUpdate(doc, stored.state);
-  const seededFrom = await stepRow(db, formId, step.key);
-  const seed = seedDocumentState(step, seededFrom?.data ?? {}, seededFrom?.completed ?? false);
-  const [inserted] = await db.insert(collabDocuments).values({ name, formId, state: seed }).onConflictDoNothing().returning({ state: collabDocuments.state });
-  if (!inserted) {
-    const [winner] = await db.select({ state: collabDocuments.state }).from(collabDocuments).where(eq(collabDocuments.name, name)).limit(1);
-    return Y.applyUpdate(doc, winner!.state);
-  }
-  Y.applyUpdate(doc, seed);
-  const now = await stepRow(db, formId, step.key);
-  if (!now || now.revisionCount === (seededFrom?.revisionCount ?? 0)) return;
-  const since = seededFrom?.revisionCount ?? 0;
-  const changed: StepAnswers = Object.fromEntries(
-    Object.entries(now.fieldRevisions)
-      .filter(([, revision]) => revision > since)
-      .map(([questionId]) => [questionId, now.data[questionId] ?? null]),
-  );
-  writeAnswers(doc, step, changed);
-  writeCompleted(doc, now.completed);
-}
+/** The row's version: PostgreSQL changes `xmin` on every write of the row, whoever makes it. */
+const rowVersion = sql<string>`xmin::text`;
 
 /**
- * Stores a document's state merged with what is stored (another process may have written
- * updates this one has not seen), under the row's lock; an unchanged state is not written.
+ * One process's reads and writes of step documents.
+ *
+ * It remembers, for each loaded document, the row version it last read or wrote. While the row
+ * still has that version nobody else has stored the document since, and the in-memory document
+ * (which only ever gains changes) holds everything stored: it is written as it is, in one
+ * statement. Otherwise another process stored it too, and its stored state is merged in under the
+ * row lock. Merging every time cost about 2.4 ms of CPU per store in the co-editing benchmark,
+ * most of it building a second Y.Doc.
  */
-export async function storeDocumentState(db: Database, name: string, formId: string, update: Uint8Array): Promise<boolean> {
-  return db.transaction(async (tx) => {
-    const [stored] = await tx.select({ state: collabDocuments.state }).from(collabDocuments).where(eq(collabDocuments.name, name)).for('update');
-    if (!stored) {
-      await tx.insert(collabDocuments).values({ name, formId, state: update }).onConflictDoNothing();
-      return true;
+export class DocumentStore {
+  private readonly versions = new Map<string, string>();
+  private readonly db: Database;
+
+  constructor(db: Database) {
+    this.db = db;
+  }
+
+  /**
+   * Loads a step document into `doc`: its stored Y.js state, or on first open a state seeded from
+   * the stored answers. Two processes opening a new document at once agree on one seed (the first
+   * insert wins), so seeded text is never doubled; a save that lands while the seed is written
+   * (and so found no document to update) is applied afterwards.
+   */
+  async load(doc: Y.Doc, name: string, formId: string, step: Step): Promise<void> {
+    const db = this.db;
+    const storedRow = () => db.select({ state: collabDocuments.state, version: rowVersion }).from(collabDocuments).where(eq(collabDocuments.name, name)).limit(1);
+    const [stored] = await storedRow();
+    if (stored) return this.applyStored(doc, name, stored);
+    const seededFrom = await stepRow(db, formId, step.key);
+    const seed = seedDocumentState(step, seededFrom?.data ?? {}, seededFrom?.completed ?? false);
+    const [inserted] = await db.insert(collabDocuments).values({ name, formId, state: seed }).onConflictDoNothing().returning({ state: collabDocuments.state, version: rowVersion });
+    if (!inserted) return this.applyStored(doc, name, (await storedRow())[0]!);
+    this.applyStored(doc, name, inserted);
+    const now = await stepRow(db, formId, step.key);
+    if (!now || now.revisionCount === (seededFrom?.revisionCount ?? 0)) return;
+    const since = seededFrom?.revisionCount ?? 0;
+    const changed: StepAnswers = Object.fromEntries(
+      Object.entries(now.fieldRevisions)
+        .filter(([, revision]) => revision > since)
+        .map(([questionId]) => [questionId, now.data[questionId] ?? null]),
+    );
+    writeAnswers(doc, step, changed);
+    writeCompleted(doc, now.completed);
+  }
+
+  /** Stores the document's state; returns false when the stored state already held all of it. */
+  async store(name: string, formId: string, doc: Y.Doc): Promise<boolean> {
+    const state = Y.encodeStateAsUpdate(doc);
+    const known = this.versions.get(name);
+    if (known !== undefined) {
+      const [written] = await this.db
+        .update(collabDocuments)
+        .set({ state, updatedAt: new Date() })
+        .where(and(eq(collabDocuments.name, name), sql`xmin::text = ${known}`))
+        .returning({ version: rowVersion });
+      if (written) {
+        this.versions.set(name, written.version);
+        return true;
+      }
     }
-    const merged = new Y.Doc();
-    Y.applyUpdate(merged, stored.state);
-    Y.applyUpdate(merged, update);
-    const state = Y.encodeStateAsUpdate(merged);
-    merged.destroy();
-    if (Buffer.from(state).equals(Buffer.from(stored.state))) return false;
-    await tx.update(collabDocuments).set({ state, updatedAt: new Date() }).where(eq(collabDocuments.name, name));
-    return true;
-  });
+    const outcome = await this.db.transaction(async (tx) => {
+      const [stored] = await tx.select({ state: collabDocuments.state, version: rowVersion }).from(collabDocuments).where(eq(collabDocuments.name, name)).for('update');
+      if (!stored) {
+        const [inserted] = await tx.insert(collabDocuments).values({ name, formId, state }).onConflictDoNothing().returning({ version: rowVersion });
+        return { written: inserted !== undefined, version: inserted?.version, holdsStored: inserted !== undefined };
+      }
+      const merged = new Y.Doc();
+      Y.applyUpdate(merged, stored.state);
+      Y.applyUpdate(merged, state);
+      const mergedState = Y.encodeStateAsUpdate(merged);
+      merged.destroy();
+      // The same encoding as this document's own: the stored state added nothing it lacked.
+      const holdsStored = sameBytes(mergedState, state);
+      if (sameBytes(mergedState, stored.state)) return { written: false, version: stored.version, holdsStored };
+      const [updated] = await tx.update(collabDocuments).set({ state: mergedState, updatedAt: new Date() }).where(eq(collabDocuments.name, name)).returning({ version: rowVersion });
+      return { written: true, version: updated!.version, holdsStored };
+    });
+    // Only a version whose stored state this document holds may be overwritten without merging.
+    if (outcome.holdsStored && outcome.version !== undefined) this.versions.set(name, outcome.version);
+    else this.versions.delete(name);
+    return outcome.written;
+  }
+
+  /** The document was unloaded: a later load reads the row afresh. */
+  forget(name: string): void {
+    this.versions.delete(name);
+  }
+
+  private applyStored(doc: Y.Doc, name: string, stored: { state: Uint8Array; version: string }): void {
+    Y.applyUpdate(doc, stored.state);
+    this.versions.set(name, stored.version);
+  }
 }
+
+const sameBytes = (a: Uint8Array, b: Uint8Array) => Buffer.from(a.buffer, a.byteOffset, a.byteLength).equals(Buffer.from(b.buffer, b.byteOffset, b.byteLength));
