@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import * as Y from 'yjs';
-import { collabDocumentName, readAnswers, type Step } from '@csp/shared';
+import { collabDocumentName, readAnswers, type Step, type StepAnswers } from '@csp/shared';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { openStorage, type Storage } from '../storage/database.ts';
 import { collabDocuments, plans, planSteps } from '../storage/schema.ts';
@@ -24,7 +24,7 @@ afterAll(async () => {
 });
 
 /** A plan with one step row; returns its document's name and plan id. */
-async function newDocument(answers: Record<string, unknown> = {}) {
+async function newDocument(answers: StepAnswers = {}) {
   const formId = newId();
   await storage.db.insert(plans).values({ id: formId, schoolName: `PS ${formId}`, schoolYear: '2026-2027' });
   await storage.db.insert(planSteps).values({ formId, stepKey: step.key, data: answers });
