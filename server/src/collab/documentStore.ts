@@ -61,7 +61,7 @@ export class DocumentStore {
     writeCompleted(doc, now.completed);
   }
 
-  /** Stores the document's state; returns false when the stored state already held all of it. */
+  /** Stores the document's state; returns whether the row was written (a merge can find nothing new). */
   async store(name: string, formId: string, doc: Y.Doc): Promise<boolean> {
     const state = Y.encodeStateAsUpdate(doc);
     const known = this.versions.get(name);
