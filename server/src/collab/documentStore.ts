@@ -69,7 +69,7 @@ export class DocumentStore {
       const [written] = await this.db
         .update(collabDocuments)
         .set({ state, updatedAt: new Date() })
-        .where(and(eq(collabDocuments.name, name), sql`xmin::text = ${known}`))
+        .where(and(eq(collabDocuments.name, name), eq(rowVersion, known)))
         .returning({ version: rowVersion });
       if (written) {
         this.versions.set(name, written.version);

@@ -1,28 +1,22 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { asc, eq } from 'drizzle-orm';
 import { currentSchoolYear, previousSchoolYear } from '@csp/shared';
-import { openStorage, type Storage } from '../storage/database.ts';
-import { createTestDatabase } from '../testing/testDatabase.ts';
+import type { Storage } from '../storage/database.ts';
+import { openTestStorage } from '../testing/testDatabase.ts';
 import { planSteps, plans, schoolYearSettings, users } from '../storage/schema.ts';
 import { ensureBundledBank } from '../domain/questionBank/ensureBundledBank.ts';
 import { isDatabaseEmpty, seedDemoDistrict } from './demoDistrict.ts';
 
 let storage: Storage;
-let drop: () => Promise<void>;
 const now = new Date('2026-11-22T12:00:00Z');
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  storage = await openStorage({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+  storage = await openTestStorage();
   await ensureBundledBank(storage.db);
   expect(await isDatabaseEmpty(storage.db)).toBe(true);
   await seedDemoDistrict(storage.db, now);
 });
-afterAll(async () => {
-  await storage?.close();
-  await drop?.();
-});
+afterAll(() => storage?.close());
 
 describe('demo district', () => {
   it('has exactly the users DESIGN.md lists', async () => {

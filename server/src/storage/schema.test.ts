@@ -1,23 +1,17 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
-import { openStorage, type Storage } from './database.ts';
-import { createTestDatabase } from '../testing/testDatabase.ts';
+import type { Storage } from './database.ts';
+import { openTestStorage } from '../testing/testDatabase.ts';
 import { newId } from './ids.ts';
 import { plans, planSteps, schoolYearSettings, users, questionBankVersions, sessions } from './schema.ts';
 import { ensureBundledBank } from '../domain/questionBank/ensureBundledBank.ts';
 
 let storage: Storage;
-let drop: () => Promise<void>;
 
 beforeAll(async () => {
-  const database = await createTestDatabase();
-  drop = database.drop;
-  storage = await openStorage({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+  storage = await openTestStorage();
 });
-afterAll(async () => {
-  await storage?.close();
-  await drop?.();
-});
+afterAll(() => storage?.close());
 
 /** The database refuses the write (whatever the driver's error wrapping). */
 async function rejects(write: Promise<unknown>, constraint: string) {

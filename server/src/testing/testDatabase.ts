@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import pg from 'pg';
+import { openStorage, type Storage } from '../storage/database.ts';
 
 /**
  * With DATABASE_URL (the real PostgreSQL), each test server gets a database of its own on that
@@ -16,6 +17,19 @@ export async function createTestDatabase(): Promise<{ databaseUrl: string | unde
     databaseUrl: url.toString(),
     dataDir: 'memory://',
     drop: () => withAdmin(base, (client) => client.query(`drop database if exists "${name}" with (force)`)).then(() => {}),
+  };
+}
+
+/** Storage on a test database of its own (as above), migrated; closing it also drops the database. */
+export async function openTestStorage(): Promise<Storage> {
+  const database = await createTestDatabase();
+  const storage = await openStorage({ databaseUrl: database.databaseUrl, dataDir: database.dataDir });
+  return {
+    ...storage,
+    close: async () => {
+      await storage.close();
+      await database.drop();
+    },
   };
 }
 
