@@ -114,7 +114,11 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
   /** The web client's autosave: the live document's answers, based on the last revision this editor saw. */
   async function autosave(editor: Editor, server: ServerProcess): Promise<number> {
     const sent = readAnswers(editor.live.doc);
-    const response = await http(server, editor.token).put(stepPath(formId, STEP), { stepData: { data: sent }, revisionCount: editor.baseRevision, mergeStrategy: 'merge' });
+    const response = await http(server, editor.token).put(stepPath(formId, STEP), {
+      stepData: { data: sent },
+      revisionCount: editor.baseRevision,
+      mergeStrategy: 'merge',
+    });
     statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
     if (response.status === 200) {
       acknowledged.push({
@@ -303,7 +307,10 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
         await editor.live.reconnect(random.chance(0.5) ? a!.url : b!.url);
       }
     }
-    const converged = await waitForConvergence(editors.map((editor) => editor.live), 30_000);
+    const converged = await waitForConvergence(
+      editors.map((editor) => editor.live),
+      30_000,
+    );
     console.log(
       `collab.multiprocess: ${edits} edits, ${disconnects} disconnects, ${reconnects} reconnects, saves ${JSON.stringify(Object.fromEntries(statuses))}; placement ${editors
         .map((editor) => `${editor.label}@${serverAt(editor.live.baseUrl)}`)
@@ -315,10 +322,14 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
     await finalAutosave(editors[0]!, serverAt(editors[0]!.live.baseUrl) === 'A' ? a! : b!, converged);
     await expectNoAcknowledgedSaveLost();
     // The persisted Y.js state (collab_documents, written by the processes) decodes to it too.
-    await waitFor('the persisted collab_documents state to equal the converged document', async () => {
-      const persisted = await persistedAnswers();
-      return persisted !== undefined && JSON.stringify(sorted(persisted)) === JSON.stringify(sorted(converged));
-    }, { timeoutMs: 30_000, intervalMs: 200 });
+    await waitFor(
+      'the persisted collab_documents state to equal the converged document',
+      async () => {
+        const persisted = await persistedAnswers();
+        return persisted !== undefined && JSON.stringify(sorted(persisted)) === JSON.stringify(sorted(converged));
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
   });
 
   it('a REST save through process B by someone not editing live reaches the clients connected to process A', async () => {
@@ -336,7 +347,10 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
       expect(saved.status, JSON.stringify(saved.body)).toBe(200);
       const expected = { sth_staffTraining: 'Typed live on A.', sth_hasStudents: true, sth_studentCount: '14', sth_transportation: 'MetroCards for families.' };
       for (const client of [first, second]) {
-        await waitFor(`${client.label} to receive the save made through B`, () => JSON.stringify(sorted(client.answers())) === JSON.stringify(sorted(expected)));
+        await waitFor(
+          `${client.label} to receive the save made through B`,
+          () => JSON.stringify(sorted(client.answers())) === JSON.stringify(sorted(expected)),
+        );
       }
     } finally {
       first.destroy();
@@ -398,7 +412,10 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
 
     // Edits everyone sees, and saves acknowledged by both processes.
     for (const editor of editors) append(editor, 'att_strategy', `[seen ${editor.label}]`);
-    await waitForConvergence(editors.map((editor) => editor.live), 30_000);
+    await waitForConvergence(
+      editors.map((editor) => editor.live),
+      30_000,
+    );
     for (const editor of editors) {
       const { revisionCount } = await readStep(http(b!, editor.token), formId, STEP);
       editor.baseRevision = revisionCount;
@@ -423,7 +440,10 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
 
     // A's clients reconnect to the survivor with the same documents.
     for (const editor of onA) await editor.live.reconnect(b!.url);
-    const converged = await waitForConvergence(editors.map((editor) => editor.live), 30_000);
+    const converged = await waitForConvergence(
+      editors.map((editor) => editor.live),
+      30_000,
+    );
     const all = JSON.stringify(converged);
     for (const editor of editors) expect(all).toContain(`[seen ${editor.label}]`);
     for (const editor of onA) {
@@ -435,10 +455,14 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
 
     await finalAutosave(onB[0]!, b!, converged);
     await expectNoAcknowledgedSaveLost();
-    await waitFor('the survivor to persist the converged document', async () => {
-      const persisted = await persistedAnswers();
-      return persisted !== undefined && JSON.stringify(sorted(persisted)) === JSON.stringify(sorted(converged));
-    }, { timeoutMs: 30_000, intervalMs: 200 });
+    await waitFor(
+      'the survivor to persist the converged document',
+      async () => {
+        const persisted = await persistedAnswers();
+        return persisted !== undefined && JSON.stringify(sorted(persisted)) === JSON.stringify(sorted(converged));
+      },
+      { timeoutMs: 30_000, intervalMs: 200 },
+    );
   });
 
   it('an edit that reached the survivor only through Redis is persisted by it, though nobody edits there after the crash', async () => {
@@ -456,7 +480,10 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
       await c.stop('SIGKILL');
       writer.destroy();
       reader.destroy();
-      await waitFor('B to persist the edit it held', async () => (await persistedAnswers(stepKey))?.csl_missionStatement === marker, { timeoutMs: 10_000, intervalMs: 200 });
+      await waitFor('B to persist the edit it held', async () => (await persistedAnswers(stepKey))?.csl_missionStatement === marker, {
+        timeoutMs: 10_000,
+        intervalMs: 200,
+      });
       // A new editor opening the step sees it.
       const next = await openLiveClient(b!.url, tokens[2]!, formId, stepKey, { label: 'next editor on B' });
       try {

@@ -114,18 +114,28 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
     expect(saved.status, a!.output()).toBe(200);
     const acquired = await onB.waitForEvent('lock', (p) => p.formId === formId && p.state === 'acquired', { since });
     expect(acquired).toMatchObject({ formId, stepKey: STEP, state: 'acquired', lockedBy: { userId: principalUser.id, email: PRINCIPAL_HARBOR } });
-    expect(await onB.waitForEvent('step:saved', (p) => p.formId === formId, { since })).toMatchObject({ formId, stepKey: STEP, revisionCount: saved.body.revisionCount });
+    expect(await onB.waitForEvent('step:saved', (p) => p.formId === formId, { since })).toMatchObject({
+      formId,
+      stepKey: STEP,
+      revisionCount: saved.body.revisionCount,
+    });
     // B's lock list and B's refusal of another user's save agree with A's lock.
     const { body: locksOnB } = await adminOnB.get(`/api/forms/${formId}/locks`);
     expect(locksOnB.locks).toEqual([expect.objectContaining({ stepKey: STEP, lockedBy: acquired.lockedBy })]);
     expect((await adminOnB.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Admin through B' } } })).status).toBe(423);
     expect((await principalOnA.post(stepPath(formId, STEP, '/unlock'), {})).status).toBe(200);
-    expect(await onB.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since })).toMatchObject({ formId, stepKey: STEP, state: 'released' });
+    expect(await onB.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since })).toMatchObject({
+      formId,
+      stepKey: STEP,
+      state: 'released',
+    });
 
     // The other way: a save through B reaches the socket on A.
     const sinceA = onA.mark();
     expect((await adminOnB.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Admin through B' } } })).status).toBe(200);
-    expect(await onA.waitForEvent('lock', (p) => p.formId === formId && p.state === 'acquired', { since: sinceA })).toMatchObject({ lockedBy: { email: SUPERADMIN } });
+    expect(await onA.waitForEvent('lock', (p) => p.formId === formId && p.state === 'acquired', { since: sinceA })).toMatchObject({
+      lockedBy: { email: SUPERADMIN },
+    });
     expect((await adminOnB.post(stepPath(formId, STEP, '/unlock'), {})).status).toBe(200);
     await onA.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since: sinceA });
 
@@ -193,7 +203,9 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
       const since = observer.mark();
       const removed = await adminOnB.delete('/api/admin/forms/share', { formId, userIds: [teacherUser.id] });
       expect(removed.status, JSON.stringify(removed.body)).toBe(200);
-      await waitFor('the collaboration connection on A to be closed', () => document.closes.length > 0 && !document.provider?.isAuthenticated, { timeoutMs: 10_000 });
+      await waitFor('the collaboration connection on A to be closed', () => document.closes.length > 0 && !document.provider?.isAuthenticated, {
+        timeoutMs: 10_000,
+      });
       // The socket on A left the plan's room: presence without the teacher, and no more plan events.
       await observer.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, teacherUser.email), { since, timeoutMs: 10_000 });
       const afterLeave = socket.mark();

@@ -7,26 +7,26 @@ import { defineConfig } from 'vite';
 const apiOrigin = process.env.CSP_API_ORIGIN ?? `http://localhost:${process.env.PORT ?? '3000'}`;
 
 export default defineConfig({
-	plugins: [
-		// SvelteKit 3: the former svelte.config.js `kit` options are passed straight to the plugin.
-		sveltekit({
-			adapter: adapter({
-				pages: 'build',
-				assets: 'build',
-				// SPA: every deep link is served this shell by the Koa server
-				fallback: 'index.html',
-				precompress: false,
-				strict: true
-			})
-		})
-	],
-	server: {
-		proxy: {
-			'/api': { target: apiOrigin },
-			// development identity provider (sign-in pages) when OIDC_ISSUER is unset
-			'/dev-idp': { target: apiOrigin },
-			'/collab': { target: apiOrigin, ws: true },
-			'/realtime': { target: apiOrigin, ws: true }
-		}
-	}
+  plugins: [
+    // SvelteKit 3: the former svelte.config.js `kit` options are passed straight to the plugin.
+    sveltekit({
+      adapter: adapter({
+        pages: 'build',
+        assets: 'build',
+        // SPA: every deep link is served this shell by the Koa server
+        fallback: 'index.html',
+        precompress: false,
+        strict: true,
+      }),
+    }),
+  ],
+  server: {
+    proxy: {
+      '/api': { target: apiOrigin },
+      // development identity provider (sign-in pages) when OIDC_ISSUER is unset
+      '/dev-idp': { target: apiOrigin },
+      '/collab': { target: apiOrigin, ws: true },
+      '/realtime': { target: apiOrigin, ws: true },
+    },
+  },
 });

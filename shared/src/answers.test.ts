@@ -43,7 +43,17 @@ describe('visibility and completion', () => {
     expect(answerSchema(liaison!).safeParse(3).success).toBe(false);
     expect(answerSchema(has!).safeParse(true).success).toBe(true);
     expect(answerSchema(has!).safeParse('yes').success).toBe(false);
-    const select = { id: 's', number: '1', title: 't', type: 'select' as const, required: false, options: [{ value: 'a', label: 'A' }, { value: 'b', label: 'B' }] };
+    const select = {
+      id: 's',
+      number: '1',
+      title: 't',
+      type: 'select' as const,
+      required: false,
+      options: [
+        { value: 'a', label: 'A' },
+        { value: 'b', label: 'B' },
+      ],
+    };
     expect(answerSchema(select).safeParse('b').success).toBe(true);
     expect(answerSchema(select).safeParse('c').success).toBe(false);
     const table = { id: 't', number: '1', title: 't', type: 'table' as const, required: false, columns: [{ header: 'Name', type: 'text' as const }] };

@@ -10,7 +10,17 @@ const step: Step = {
   questions: [
     { id: 'att_strategy', number: '6a', title: 'Strategy', type: 'textarea', required: true },
     { id: 'att_committee', number: '6b', title: 'Committee?', type: 'yesno', required: true },
-    { id: 'att_team', number: '6c', title: 'Team', type: 'table', required: false, columns: [{ header: 'Name', type: 'text' }, { header: 'Role', type: 'text' }] },
+    {
+      id: 'att_team',
+      number: '6c',
+      title: 'Team',
+      type: 'table',
+      required: false,
+      columns: [
+        { header: 'Name', type: 'text' },
+        { header: 'Role', type: 'text' },
+      ],
+    },
   ],
 };
 
@@ -21,7 +31,17 @@ function sync(a: Y.Doc, b: Y.Doc) {
 
 describe('collaborative step document', () => {
   it('round-trips answers of every kind', () => {
-    const answers = { att_strategy: 'Call home\nafter 2 absences', att_committee: true, att_team: { headers: ['Name', 'Role'], rows: [['Ana', 'Chair'], ['Bo', 'Clerk']] } };
+    const answers = {
+      att_strategy: 'Call home\nafter 2 absences',
+      att_committee: true,
+      att_team: {
+        headers: ['Name', 'Role'],
+        rows: [
+          ['Ana', 'Chair'],
+          ['Bo', 'Clerk'],
+        ],
+      },
+    };
     const doc = new Y.Doc();
     Y.applyUpdate(doc, seedDocumentState(step, answers, false));
     expect(readAnswers(doc)).toEqual(answers);
@@ -41,13 +61,52 @@ describe('collaborative step document', () => {
 
   it('merges concurrent row additions, cell edits and removals', () => {
     const a = new Y.Doc();
-    Y.applyUpdate(a, seedDocumentState(step, { att_team: { headers: ['Name', 'Role'], rows: [['Ana', 'Chair'], ['Bo', 'Clerk']] } }, false));
+    Y.applyUpdate(
+      a,
+      seedDocumentState(
+        step,
+        {
+          att_team: {
+            headers: ['Name', 'Role'],
+            rows: [
+              ['Ana', 'Chair'],
+              ['Bo', 'Clerk'],
+            ],
+          },
+        },
+        false,
+      ),
+    );
     const b = new Y.Doc();
     sync(a, b);
-    writeAnswers(a, step, { att_team: { headers: ['Name', 'Role'], rows: [['Ana', 'Chair'], ['Bo', 'Clerk'], ['Cy', 'Member']] } });
-    writeAnswers(b, step, { att_team: { headers: ['Name', 'Role'], rows: [['Ana', 'Co-chair'], ['Bo', 'Clerk']] } });
+    writeAnswers(a, step, {
+      att_team: {
+        headers: ['Name', 'Role'],
+        rows: [
+          ['Ana', 'Chair'],
+          ['Bo', 'Clerk'],
+          ['Cy', 'Member'],
+        ],
+      },
+    });
+    writeAnswers(b, step, {
+      att_team: {
+        headers: ['Name', 'Role'],
+        rows: [
+          ['Ana', 'Co-chair'],
+          ['Bo', 'Clerk'],
+        ],
+      },
+    });
     sync(a, b);
-    expect(readAnswers(a).att_team).toEqual({ headers: ['Name', 'Role'], rows: [['Ana', 'Co-chair'], ['Bo', 'Clerk'], ['Cy', 'Member']] });
+    expect(readAnswers(a).att_team).toEqual({
+      headers: ['Name', 'Role'],
+      rows: [
+        ['Ana', 'Co-chair'],
+        ['Bo', 'Clerk'],
+        ['Cy', 'Member'],
+      ],
+    });
     expect(readAnswers(b)).toEqual(readAnswers(a));
   });
 

@@ -13,7 +13,17 @@ const v1: QuestionBank = {
       questions: [
         { id: 'att_coordinator', number: '6a', title: 'Attendance coordinator', type: 'text', required: true, reviewYearly: true },
         { id: 'att_strategy', number: '6b', title: 'Strategy', type: 'textarea', required: true },
-        { id: 'att_frequency', number: '6c', title: 'Meeting frequency', type: 'select', required: true, options: [{ value: 'weekly', label: 'Weekly' }, { value: 'monthly', label: 'Monthly' }] },
+        {
+          id: 'att_frequency',
+          number: '6c',
+          title: 'Meeting frequency',
+          type: 'select',
+          required: true,
+          options: [
+            { value: 'weekly', label: 'Weekly' },
+            { value: 'monthly', label: 'Monthly' },
+          ],
+        },
         { id: 'att_unanswered', number: '6d', title: 'Notes', type: 'text', required: false, reviewYearly: true },
       ],
     },
@@ -29,7 +39,13 @@ const v2: QuestionBank = {
       questions: [
         v1.steps[0]!.questions[0]!,
         v1.steps[0]!.questions[1]!,
-        { ...v1.steps[0]!.questions[2]!, options: [{ value: 'weekly', label: 'Weekly' }, { value: 'biweekly', label: 'Every two weeks' }] },
+        {
+          ...v1.steps[0]!.questions[2]!,
+          options: [
+            { value: 'weekly', label: 'Weekly' },
+            { value: 'biweekly', label: 'Every two weeks' },
+          ],
+        },
         v1.steps[0]!.questions[3]!,
         { id: 'att_chronic', number: '6e', title: 'Chronic absence target', type: 'text', required: true },
       ],
@@ -58,7 +74,18 @@ describe('answers as text', () => {
     expect(answerAsText({ type: 'checkbox' }, false)).toBe('No');
     expect(answerAsText({ type: 'text' }, '  Ms. Ortiz ')).toBe('Ms. Ortiz');
     expect(answerAsText(v1.steps[0]!.questions[2], 'monthly')).toBe('Monthly');
-    expect(answerAsText({ type: 'table' }, { headers: ['Name', 'Role'], rows: [['Ana', 'Chair'], ['', '']] })).toBe('Name | Role\nAna | Chair');
+    expect(
+      answerAsText(
+        { type: 'table' },
+        {
+          headers: ['Name', 'Role'],
+          rows: [
+            ['Ana', 'Chair'],
+            ['', ''],
+          ],
+        },
+      ),
+    ).toBe('Name | Role\nAna | Chair');
     expect(answerAsText({ type: 'text' }, null)).toBe('');
   });
 });

@@ -63,8 +63,7 @@ describe('question bank v1', () => {
   });
 
   it('numbers questions as the step number plus a letter sequence', () => {
-    const letters = (i: number): string =>
-      i < 26 ? String.fromCharCode(97 + i) : letters(Math.floor(i / 26) - 1) + String.fromCharCode(97 + (i % 26));
+    const letters = (i: number): string => (i < 26 ? String.fromCharCode(97 + i) : letters(Math.floor(i / 26) - 1) + String.fromCharCode(97 + (i % 26)));
     parsed.steps.forEach((step, stepIndex) => {
       expect(step.questions.map((q) => q.number)).toEqual(step.questions.map((_, i) => `${stepIndex + 1}${letters(i)}`));
     });
@@ -94,7 +93,10 @@ describe('question bank v1', () => {
       expect(columns.length, question.id).toBeGreaterThanOrEqual(1);
       expect(columns.length, question.id).toBeLessThanOrEqual(TABLE_MAX_COLUMNS);
       const headers = columns.map((column) => column.header.trim());
-      expect(headers.every((header) => header !== ''), question.id).toBe(true);
+      expect(
+        headers.every((header) => header !== ''),
+        question.id,
+      ).toBe(true);
       expect(new Set(headers).size, `${question.id} has duplicate headers`).toBe(headers.length);
       for (const column of columns) {
         if (column.type === 'select') expect(column.options?.length ?? 0, `${question.id}/${column.header}`).toBeGreaterThanOrEqual(2);
@@ -118,7 +120,10 @@ describe('question bank v1', () => {
         expect(targetIndex, `${question.id} must come after ${questionId}`).toBeLessThan(index);
         const target = step.questions[targetIndex]!;
         if (target.type === 'select') {
-          expect(target.options?.map((option) => option.value), question.id).toContain(equals);
+          expect(
+            target.options?.map((option) => option.value),
+            question.id,
+          ).toContain(equals);
         } else {
           expect(['yesno', 'checkbox'], question.id).toContain(target.type);
           expect(equals, question.id).toBe(true);

@@ -37,9 +37,7 @@ export const questionSchema = z
     columns: z.array(tableColumnSchema).min(1).max(TABLE_MAX_COLUMNS).optional(),
     /** On a yes/no or checkbox: hides the rest of the step until answered yes. */
     gatesFollowing: z.boolean().optional(),
-    visibleWhen: z
-      .strictObject({ questionId: z.string().regex(QUESTION_ID_PATTERN), equals: z.union([z.string(), z.boolean()]) })
-      .optional(),
+    visibleWhen: z.strictObject({ questionId: z.string().regex(QUESTION_ID_PATTERN), equals: z.union([z.string(), z.boolean()]) }).optional(),
     /** About people, dates, schedules or targets: copied answers get a "same as last year" flag. */
     reviewYearly: z.boolean().optional(),
     /** Deactivated questions stay in the bank so answers keyed by their id keep their meaning. */

@@ -1,13 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import {
-  currentSchoolYear,
-  inferSchoolYear,
-  isValidSchoolYear,
-  latestSchoolYear,
-  nextSchoolYear,
-  previousSchoolYear,
-  schoolYearTerm,
-} from './schoolYear.ts';
+import { currentSchoolYear, inferSchoolYear, isValidSchoolYear, latestSchoolYear, nextSchoolYear, previousSchoolYear, schoolYearTerm } from './schoolYear.ts';
 
 describe('school-year helpers', () => {
   it('turns over on July 1 (month index 6), not before', () => {

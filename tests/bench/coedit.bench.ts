@@ -104,7 +104,6 @@ function verify(states: DocumentState[]) {
 
 type Connections = CoeditLevel['connections'];
 
-
 async function runLevel(
   server: { url: string; child: { pid?: number; exitCode: number | null; signalCode: NodeJS.Signals | null }; output(): string },
   editors: Editor[],
@@ -169,7 +168,11 @@ async function runLevel(
     cpu ??= sampler.stop();
     const collected = await Promise.all(
       workers.map((worker) =>
-        ask<{ latencies: Float64Array; receivedOutsideRun: number; documents: DocumentState[]; connection: Connections }>(worker, { type: 'collect', settleMs: 3_000, timeoutMs: 20_000 }),
+        ask<{ latencies: Float64Array; receivedOutsideRun: number; documents: DocumentState[]; connection: Connections }>(worker, {
+          type: 'collect',
+          settleMs: 3_000,
+          timeoutMs: 20_000,
+        }),
       ),
     );
     const connections: Connections = { closes: 0, editorsThatLostConnection: 0, notConnectedNow: 0, unsyncedChanges: 0 };
@@ -177,7 +180,9 @@ async function runLevel(
     let check = verify(collected.flatMap((c) => c.documents));
     if (check.unconverged > 0) {
       // Give stragglers one more chance (a slow peer is late, not lost); what remains is reported.
-      const again = await Promise.all(workers.map((worker) => ask<{ documents: DocumentState[] }>(worker, { type: 'collect', settleMs: 10_000, timeoutMs: 10_000 })));
+      const again = await Promise.all(
+        workers.map((worker) => ask<{ documents: DocumentState[] }>(worker, { type: 'collect', settleMs: 10_000, timeoutMs: 10_000 })),
+      );
       check = verify(again.flatMap((c) => c.documents));
     }
     const all = collected.flatMap((c) => Array.from(c.latencies));
@@ -193,7 +198,11 @@ async function runLevel(
       latencyMs: latency,
       droppedEdits: check.dropped,
       unconvergedDocuments: check.unconverged,
-      clients: { eventLoopDelayP99Ms: edited.map((e) => e.eventLoopDelayP99Ms), sendLagP99Ms: edited.map((e) => round(e.sendLag.p99, 1)), lateSends: edited.reduce((n, e) => n + e.lateSends, 0) },
+      clients: {
+        eventLoopDelayP99Ms: edited.map((e) => e.eventLoopDelayP99Ms),
+        sendLagP99Ms: edited.map((e) => round(e.sendLag.p99, 1)),
+        lateSends: edited.reduce((n, e) => n + e.lateSends, 0),
+      },
       connections,
       ...(check.dropped > 0 || check.unconverged > 0 ? { serverLog: server.output().slice(-4_000) } : {}),
       ...(server.child.exitCode !== null || server.child.signalCode !== null
@@ -261,8 +270,20 @@ await runBenchmark('coedit', 'Live co-editing: Hocuspocus providers + Socket.IO 
       const busy = disturbance ? ` [disturbed: ${disturbance}]` : '';
       result.figures.push(
         { metric: `${level.editors} co-editors${busy}: edit-to-peer median / p95`, value: `${level.latencyMs.median} / ${level.latencyMs.p95}`, unit: 'ms' },
-        { metric: `${level.editors} co-editors: edit-to-peer p99`, value: level.latencyMs.p99, unit: 'ms', target: at3000 ? '<= 100' : undefined, pass: at3000 ? level.latencyMs.p99 <= P99_TARGET_MS : undefined },
-        { metric: `${level.editors} co-editors: dropped edits / unconverged docs`, value: `${level.droppedEdits} / ${level.unconvergedDocuments}`, unit: 'count', target: '0 / 0', pass: level.droppedEdits === 0 && level.unconvergedDocuments === 0 },
+        {
+          metric: `${level.editors} co-editors: edit-to-peer p99`,
+          value: level.latencyMs.p99,
+          unit: 'ms',
+          target: at3000 ? '<= 100' : undefined,
+          pass: at3000 ? level.latencyMs.p99 <= P99_TARGET_MS : undefined,
+        },
+        {
+          metric: `${level.editors} co-editors: dropped edits / unconverged docs`,
+          value: `${level.droppedEdits} / ${level.unconvergedDocuments}`,
+          unit: 'count',
+          target: '0 / 0',
+          pass: level.droppedEdits === 0 && level.unconvergedDocuments === 0,
+        },
         { metric: `${level.editors} co-editors: server CPU / RSS`, value: `${level.cpu.cpuPercent.server}% / ${level.serverRssMb}`, unit: '% core / MB' },
         // The fleet shares the machine: its CPU and event-loop lag are part of every latency above.
         {
@@ -271,10 +292,17 @@ await runBenchmark('coedit', 'Live co-editing: Hocuspocus providers + Socket.IO 
           unit: '% core / ms',
         },
       );
-      if (level.serverExited) result.figures.push({ metric: `${level.editors} co-editors: SERVER PROCESS CRASHED`, value: level.serverExited, unit: '', pass: false });
+      if (level.serverExited)
+        result.figures.push({ metric: `${level.editors} co-editors: SERVER PROCESS CRASHED`, value: level.serverExited, unit: '', pass: false });
     }
     const highestHeld = Math.max(0, ...ran.filter((l) => l.held).map((l) => l.editors));
-    result.figures.push({ metric: 'highest level held (p99 <= 100 ms, 0 dropped, 0 unconverged)', value: highestHeld, unit: 'editors', target: '>= 3000', pass: highestHeld >= 3_000 });
+    result.figures.push({
+      metric: 'highest level held (p99 <= 100 ms, 0 dropped, 0 unconverged)',
+      value: highestHeld,
+      unit: 'editors',
+      target: '>= 3000',
+      pass: highestHeld >= 3_000,
+    });
     result.details = { perStep: PER_STEP, workers: WORKERS, phase: PHASE, intervalMs: INTERVAL_MS, connectConcurrencyPerWorker: CONNECT_CONCURRENCY, levels };
   } finally {
     if (server) await server.stop();

@@ -159,7 +159,10 @@ async function connect(message: { baseUrl: string; editors: CoEditorSpec[]; conc
     editors: editors.length,
     synced: editors.filter((e) => e.synced).length,
     joined: editors.filter((e) => e.joined).length,
-    authFailures: editors.filter((e) => e.authFailure).map((e) => e.authFailure).slice(0, 5),
+    authFailures: editors
+      .filter((e) => e.authFailure)
+      .map((e) => e.authFailure)
+      .slice(0, 5),
     seconds: round((performance.now() - started) / 1000, 1),
   };
 }

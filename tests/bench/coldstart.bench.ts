@@ -117,10 +117,17 @@ await runBenchmark('coldstart', 'Cold start: spawn to healthy, embedded PGlite a
     ]),
   );
   for (const [name, figures] of Object.entries(summary)) {
-    log(`${name}: healthy in ${figures.healthySeconds} s (listening after ${figures.listeningSeconds} s), runs ${figures.runs.map((r) => r.healthySeconds).join(' / ')}`);
+    log(
+      `${name}: healthy in ${figures.healthySeconds} s (listening after ${figures.listeningSeconds} s), runs ${figures.runs.map((r) => r.healthySeconds).join(' / ')}`,
+    );
     result.figures.push({ metric: `${name}: to healthy (listening)`, value: `${figures.healthySeconds} (${figures.listeningSeconds})`, unit: 's' });
   }
   const node = round(summarize(bare).median, 2);
   result.figures.push({ metric: 'bare `node -e 0` for comparison', value: node, unit: 's' });
-  result.details = { repeats: REPEATS, nodeBareSeconds: node, configurations: summary, method: 'spawn to first 200 from GET /api/health, polled every 10 ms; median of the runs' };
+  result.details = {
+    repeats: REPEATS,
+    nodeBareSeconds: node,
+    configurations: summary,
+    method: 'spawn to first 200 from GET /api/health, polled every 10 ms; median of the runs',
+  };
 });

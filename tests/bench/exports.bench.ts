@@ -52,7 +52,11 @@ function summarize(samples: number[]) {
 
 async function main() {
   const database = process.env.DATABASE_URL ? 'PostgreSQL (DATABASE_URL)' : 'PGlite (embedded)';
-  console.log(`exports benchmark: ${database}${process.env.REDIS_URL ? ' + Redis' : ''}, node ${process.version}, ${cpus().length} cores, load ${loadavg().map((l) => l.toFixed(2)).join(' ')}`);
+  console.log(
+    `exports benchmark: ${database}${process.env.REDIS_URL ? ' + Redis' : ''}, node ${process.version}, ${cpus().length} cores, load ${loadavg()
+      .map((l) => l.toFixed(2))
+      .join(' ')}`,
+  );
   const server = await startTestServer();
   try {
     const principal = await signIn(server.url, 'principal.harbor@example.org');

@@ -38,7 +38,9 @@ export function typedQuestion(step: Step): string | null {
 }
 
 /** Steps with a typed question (all but the table of contents, which has only a checkbox). */
-export const TYPED_STEPS = BANK.steps.map((step, index) => ({ step, stepNumber: index + 1, questionId: typedQuestion(step) })).filter((s) => s.questionId !== null) as {
+export const TYPED_STEPS = BANK.steps
+  .map((step, index) => ({ step, stepNumber: index + 1, questionId: typedQuestion(step) }))
+  .filter((s) => s.questionId !== null) as {
   step: Step;
   stepNumber: number;
   questionId: string;
@@ -55,7 +57,15 @@ export async function insertAnsweredPlans(
     db,
     'plans',
     ['id', 'school_name', 'school_year', 'status', 'user_id', 'principal_email', 'question_bank_version'],
-    plans.map((plan, index) => [plan.id, plan.school, schoolYear, 'draft', options.ownerIds?.[index] ?? null, options.principalEmails?.[index] ?? null, BANK.version]),
+    plans.map((plan, index) => [
+      plan.id,
+      plan.school,
+      schoolYear,
+      'draft',
+      options.ownerIds?.[index] ?? null,
+      options.principalEmails?.[index] ?? null,
+      BANK.version,
+    ]),
   );
   const answered = new Date('2026-04-20T14:00:00Z');
   const stepRows: unknown[][] = [];
@@ -116,7 +126,15 @@ export async function insertEditors(
     const plan = plans[Math.floor(index / perPlan)]!;
     const { step, stepNumber } = options.steps[Math.floor((index % perPlan) / options.perStep)]!;
     const tag = `${options.label.toLowerCase()}${index + 1}`;
-    editors.push({ userId: newId(), email: `editor.${tag}@example.org`, name: `Editor ${tag}`, formId: plan.id, school: plan.school, stepKey: step.key, stepNumber });
+    editors.push({
+      userId: newId(),
+      email: `editor.${tag}@example.org`,
+      name: `Editor ${tag}`,
+      formId: plan.id,
+      school: plan.school,
+      stepKey: step.key,
+      stepNumber,
+    });
   }
   await insertUsers(
     db,

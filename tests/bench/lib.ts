@@ -366,7 +366,12 @@ export class CpuSampler {
     const ours = Object.values(cpuPercent).reduce((a, b) => a + b, 0);
     cpuPercent.steal = round(((machine.steal - this.startMachine.steal) / elapsedTicks) * 100 * os.cpus().length, 0);
     cpuPercent.other = Math.max(0, round(machineBusyPercent * os.cpus().length - ours - cpuPercent.steal, 0));
-    return { seconds: round(seconds, 1), cpuPercent, machineBusyPercent, rssMb: Object.fromEntries(Object.entries(this.peakRss).map(([k, v]) => [k, round(v, 0)])) };
+    return {
+      seconds: round(seconds, 1),
+      cpuPercent,
+      machineBusyPercent,
+      rssMb: Object.fromEntries(Object.entries(this.peakRss).map(([k, v]) => [k, round(v, 0)])),
+    };
   }
 }
 
@@ -390,7 +395,9 @@ export function postgresPidsOf(databaseUrl: string, databaseName: string): { pid
   pool.on('error', () => {});
   const refresh = () =>
     pool
-      .query<{ pid: number }>(`select pid from pg_stat_activity where datname = $1 or (datname is null and backend_type <> 'autovacuum launcher')`, [databaseName])
+      .query<{ pid: number }>(`select pid from pg_stat_activity where datname = $1 or (datname is null and backend_type <> 'autovacuum launcher')`, [
+        databaseName,
+      ])
       .then((result) => void (pids = result.rows.map((row) => row.pid)))
       .catch(() => {});
   void refresh();

@@ -21,7 +21,12 @@ interface Profile {
   timeDeltas: number[];
 }
 
-const flags = Object.fromEntries(process.argv.slice(2).filter((a) => a.startsWith('--')).map((a) => a.slice(2).split('=') as [string, string]));
+const flags = Object.fromEntries(
+  process.argv
+    .slice(2)
+    .filter((a) => a.startsWith('--'))
+    .map((a) => a.slice(2).split('=') as [string, string]),
+);
 const [file, topArg, filter] = process.argv.slice(2).filter((a) => !a.startsWith('--'));
 if (!file) {
   console.error('usage: profile-summary.ts <file.cpuprofile> [top] [filter] [--from=s] [--to=s] [--busiest=s] [--callers=text]');
@@ -78,7 +83,8 @@ function packageOf(url: string): string {
   const own = /\/work\/main\/([^/]+\/src\/[^/]+)/.exec(url) ?? /(server|shared)\/src\/([^/]+)/.exec(url);
   return own ? `csp ${own[1]}` : url;
 }
-const label = (node: Node) => `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace('file:///work/main/', '')}:${node.callFrame.lineNumber + 1}`;
+const label = (node: Node) =>
+  `${node.callFrame.functionName || '(anonymous)'} ${node.callFrame.url.replace(/^.*node_modules\/\.pnpm\/[^/]+\/node_modules\//, '').replace('file:///work/main/', '')}:${node.callFrame.lineNumber + 1}`;
 
 const byFunction = new Map<string, number>();
 const byPackage = new Map<string, number>();
@@ -110,7 +116,9 @@ const print = (title: string, map: Map<string, number>, filtered = true) => {
     .slice(0, top)
     .forEach(([key, time]) => console.log(`${pct(time)}  ${(time / 1000).toFixed(0).padStart(7)} ms  ${key}`));
 };
-console.log(`${file}: ${(total / 1e6).toFixed(1)} s sampled, window ${(from / 1e6).toFixed(1)}-${Number.isFinite(to) ? (to / 1e6).toFixed(1) : 'end'} s of ${(clock / 1e6).toFixed(1)} s`);
+console.log(
+  `${file}: ${(total / 1e6).toFixed(1)} s sampled, window ${(from / 1e6).toFixed(1)}-${Number.isFinite(to) ? (to / 1e6).toFixed(1) : 'end'} s of ${(clock / 1e6).toFixed(1)} s`,
+);
 if (flags.stalls) {
   // Event-loop stalls: runs of consecutive non-idle samples longer than this many ms, and what ran in them.
   const minimum = Number(flags.stalls) * 1000;
@@ -128,7 +136,9 @@ if (flags.stalls) {
     current.length += profile.timeDeltas[index] ?? 0;
     current.ids.push(id);
   });
-  console.log(`${runs.length} busy stretches of ${flags.stalls} ms or more (no idle sample): ${runs.map((r) => `${(r.start / 1e6).toFixed(2)} s: ${(r.length / 1000).toFixed(0)} ms`).join(', ')}`);
+  console.log(
+    `${runs.length} busy stretches of ${flags.stalls} ms or more (no idle sample): ${runs.map((r) => `${(r.start / 1e6).toFixed(2)} s: ${(r.length / 1000).toFixed(0)} ms`).join(', ')}`,
+  );
   const frames = new Map<string, number>();
   for (const run of runs) {
     for (const id of run.ids) {
@@ -143,7 +153,10 @@ if (flags.stalls) {
   }
   const total = runs.reduce((n, r) => n + r.ids.length, 0);
   console.log('frames on the stack during those stretches (share of their samples):');
-  [...frames].sort((a, b) => b[1] - a[1]).slice(0, top).forEach(([key, count]) => console.log(`${((count / total) * 100).toFixed(0).padStart(4)}%  ${key}`));
+  [...frames]
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)
+    .forEach(([key, count]) => console.log(`${((count / total) * 100).toFixed(0).padStart(4)}%  ${key}`));
   process.exit(0);
 }
 if (flags.inclusive) {

@@ -93,7 +93,7 @@ class Connection {
       this.chunked = !length && /\r\ntransfer-encoding:\s*chunked/i.test(head);
       this.bodyStart = end + 4;
     }
-    let body: Buffer | null = null;
+    let body: Buffer | null;
     if (this.length >= 0) {
       if (this.buffer.length - this.bodyStart < this.length) return;
       body = this.buffer.subarray(this.bodyStart, this.bodyStart + this.length);
@@ -156,8 +156,7 @@ export class RawHttpPool {
   /** Sends a request; rejects with code `ETIMEDOUT` after `timeoutMs` (the connection is dropped). */
   request(method: string, path: string, headers: string, body: string, timeoutMs: number): Promise<RawResponse> {
     const head =
-      `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\nconnection: keep-alive\r\n${headers}` +
-      `content-length: ${Buffer.byteLength(body)}\r\n\r\n`;
+      `${method} ${path} HTTP/1.1\r\nhost: ${this.hostHeader}\r\nconnection: keep-alive\r\n${headers}` + `content-length: ${Buffer.byteLength(body)}\r\n\r\n`;
     return new Promise<RawResponse>((resolve, reject) => {
       const pending: Pending = { head, body, resolve, reject, timer: null, done: false, reused: false, retried: false };
       pending.timer = setTimeout(() => {

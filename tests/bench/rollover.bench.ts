@@ -85,7 +85,9 @@ await runBenchmark('rollover', 'District rollover of fully answered plans (POST 
       });
     }
     await pool.query('analyze');
-    log(`fixture: ${RUNS.map((r) => `${r.schools} schools in ${r.sourceYear}`).join(', ')} (${BANK.steps.length} answered steps each) in ${round((performance.now() - started) / 1000)} s`);
+    log(
+      `fixture: ${RUNS.map((r) => `${r.schools} schools in ${r.sourceYear}`).join(', ')} (${BANK.steps.length} answered steps each) in ${round((performance.now() - started) / 1000)} s`,
+    );
 
     const http = new RawHttpPool(server.url, 1);
     const headers = `cookie: ${admin!.cookie}\r\norigin: ${server.url}\r\ncontent-type: application/json\r\n`;
@@ -119,7 +121,9 @@ await runBenchmark('rollover', 'District rollover of fully answered plans (POST 
       };
       if (outcome.created !== run.schools) throw new Error(`rollover ${run.sourceYear} created ${outcome.created} of ${run.schools} plans`);
       runs.push(outcome);
-      log(`rollover of ${run.schools} schools: ${outcome.seconds} s (${outcome.schoolsPerSecond} schools/s, ${outcome.stepRowsCopied} step rows), cpu ${JSON.stringify(cpu.cpuPercent)}`);
+      log(
+        `rollover of ${run.schools} schools: ${outcome.seconds} s (${outcome.schoolsPerSecond} schools/s, ${outcome.stepRowsCopied} step rows), cpu ${JSON.stringify(cpu.cpuPercent)}`,
+      );
     }
     http.destroy();
     await pool.end();
@@ -132,7 +136,11 @@ await runBenchmark('rollover', 'District rollover of fully answered plans (POST 
       { metric: '1,600 schools: total', value: best(large), unit: 's', target: `<= ${TARGET_SECONDS_1600}`, pass: best(large) <= TARGET_SECONDS_1600 },
       { metric: 'growth 200 → 1,600 (8× the schools)', value: round(best(large) / best(small), 1), unit: '× time' },
     );
-    result.details = { runs, stepsPerPlan: BANK.steps.length, method: 'one HTTP request per rollover, timed from send to response; each size its own source year in one database' };
+    result.details = {
+      runs,
+      stepsPerPlan: BANK.steps.length,
+      method: 'one HTTP request per rollover, timed from send to response; each size its own source year in one database',
+    };
   } finally {
     await server.stop();
     await postgres.stop();

@@ -67,7 +67,12 @@ function exportFigures(raw: any): Figure[] {
       value: concurrent.exportsPerSecond,
       unit: 'exports/s',
     });
-    if (concurrent.latencyMs) figures.push({ metric: `${format.toUpperCase()} over HTTP latency median / p99`, value: `${concurrent.latencyMs.median} / ${concurrent.latencyMs.p99}`, unit: 'ms' });
+    if (concurrent.latencyMs)
+      figures.push({
+        metric: `${format.toUpperCase()} over HTTP latency median / p99`,
+        value: `${concurrent.latencyMs.median} / ${concurrent.latencyMs.p99}`,
+        unit: 'ms',
+      });
   }
   return figures;
 }
@@ -150,7 +155,11 @@ function runOne(benchmark: Benchmark, seconds: number): Promise<{ status: 'ok' |
 
 function table(rows: string[][]): string {
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)));
-  const line = (row: string[]) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd();
+  const line = (row: string[]) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd();
   return [line(rows[0]!), widths.map((w) => '-'.repeat(w)).join('  '), ...rows.slice(1).map(line)].join('\n');
 }
 
@@ -223,7 +232,15 @@ const totalSeconds = round((performance.now() - suiteStarted) / 1000, 0);
 const rows: string[][] = [['Benchmark', 'Figure', 'Value', 'Unit', 'Target', 'Met']];
 for (const { benchmark, status, result } of outcomes) {
   const figures = result?.figures ?? [];
-  if (figures.length === 0) rows.push([benchmark.title, `(${status}${result?.details?.error ? `: ${String(result.details.error).split('\n')[0]!.slice(0, 80)}` : ''})`, '', '', '', '']);
+  if (figures.length === 0)
+    rows.push([
+      benchmark.title,
+      `(${status}${result?.details?.error ? `: ${String(result.details.error).split('\n')[0]!.slice(0, 80)}` : ''})`,
+      '',
+      '',
+      '',
+      '',
+    ]);
   figures.forEach((figure, i) =>
     rows.push([
       i === 0 ? benchmark.title : '',

@@ -115,16 +115,22 @@ async function runLevel(
   // The measured window's CPU; a level stopped before it (overloaded) reports its whole run instead.
   const whole = sampler.clone();
   const wholeStart = setTimeout(() => whole.start(), startAt - wallMs());
-  const samplerStart = setTimeout(() => {
-    sampler.start();
-    waits.start();
-  }, startAt + phase.warmupMs - wallMs());
+  const samplerStart = setTimeout(
+    () => {
+      sampler.start();
+      waits.start();
+    },
+    startAt + phase.warmupMs - wallMs(),
+  );
   let cpu: CpuWindow | undefined;
   let postgres: Promise<PgActivity> | undefined;
-  const samplerStop = setTimeout(() => {
-    cpu = sampler.stop();
-    postgres = waits.stop();
-  }, startAt + phase.warmupMs + phase.measureMs - wallMs());
+  const samplerStop = setTimeout(
+    () => {
+      cpu = sampler.stop();
+      postgres = waits.stop();
+    },
+    startAt + phase.warmupMs + phase.measureMs - wallMs(),
+  );
   const results = await Promise.all(
     generators.map((generator, index) =>
       ask<GeneratorResult>(generator, {
@@ -173,7 +179,8 @@ async function runLevel(
     offset += pick(r).length;
   }
   const errorKinds: Record<string, number> = {};
-  for (const r of results) for (const [kind, count] of Object.entries(overloadedAfterMs !== null ? r.allErrors : r.errors)) errorKinds[kind] = (errorKinds[kind] ?? 0) + count;
+  for (const r of results)
+    for (const [kind, count] of Object.entries(overloadedAfterMs !== null ? r.allErrors : r.errors)) errorKinds[kind] = (errorKinds[kind] ?? 0) + count;
   const errors = Object.values(errorKinds).reduce((a, b) => a + b, 0);
   const latency = roundSummary(summarize(latencies), 1);
   const level: LevelResult = {
@@ -181,7 +188,10 @@ async function runLevel(
     editors,
     periodMs,
     offeredPerSecond: round((editors * 1000) / periodMs, 0),
-    throughputPerSecond: round(results.reduce((n, r) => n + r.okPerSecond, 0), 0),
+    throughputPerSecond: round(
+      results.reduce((n, r) => n + r.okPerSecond, 0),
+      0,
+    ),
     latencyMs: latency,
     errors,
     errorKinds,
@@ -214,7 +224,9 @@ async function settle(url: string | null): Promise<void> {
   let quick = 0;
   while (Date.now() < deadline && quick < 3) {
     const started = performance.now();
-    await fetch(`${url}/api/health`).then((response) => response.arrayBuffer()).catch(() => null);
+    await fetch(`${url}/api/health`)
+      .then((response) => response.arrayBuffer())
+      .catch(() => null);
     quick = performance.now() - started < 25 ? quick + 1 : 0;
     await sleep(200);
   }
@@ -284,7 +296,13 @@ async function searchHeldRate(tested: LevelResult[], maxRate: number, probe: (ra
     if (level.held) low = next;
     else high = next;
   }
-  return { heldPerSecond: low, notHeldPerSecond: high === Infinity ? null : high, cappedAtMax: high === Infinity && low >= maxRate, probes, disturbedAndRepeated: discarded };
+  return {
+    heldPerSecond: low,
+    notHeldPerSecond: high === Infinity ? null : high,
+    cappedAtMax: high === Infinity && low >= maxRate,
+    probes,
+    disturbedAndRepeated: discarded,
+  };
 }
 
 await runBenchmark('save', 'Step save at district load (open loop, HTTP end to end) vs. the single-UPDATE floor', async (result: BenchResult) => {
@@ -305,14 +323,21 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
       steps: BANK.steps.map((step, index) => ({ step, stepNumber: index + 1 })),
     });
     await pool.end();
-    log(`fixture: ${editors.length} editors on ${Math.ceil(editors.length / BANK.steps.length)} answered plans in ${round((performance.now() - fixtureStarted) / 1000)} s`);
+    log(
+      `fixture: ${editors.length} editors on ${Math.ceil(editors.length / BANK.steps.length)} answered plans in ${round((performance.now() - fixtureStarted) / 1000)} s`,
+    );
 
     const specs = (list: Editor[]) => list.map((e) => ({ formId: e.formId, stepNumber: e.stepNumber, school: e.school, cookie: e.session.cookie }));
     for (let g = 0; g < GENERATORS; g++) generators.push(forkWorker('save-load.worker.ts'));
     const perGenerator = Math.ceil(editors.length / GENERATORS);
     await Promise.all(
       generators.map((generator, g) =>
-        ask(generator, { type: 'init', baseUrl: server!.url, maxSockets: SOCKETS_PER_GENERATOR, editors: specs(editors.slice(g * perGenerator, (g + 1) * perGenerator)) }),
+        ask(generator, {
+          type: 'init',
+          baseUrl: server!.url,
+          maxSockets: SOCKETS_PER_GENERATOR,
+          editors: specs(editors.slice(g * perGenerator, (g + 1) * perGenerator)),
+        }),
       ),
     );
 
@@ -330,14 +355,24 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
       if (crashed()) break;
       await settle(server.url);
     }
-    const appSearch = await searchHeldRate(app, EDITORS / (PERIOD_MS / 1000), async (rate) => {
-      if (crashed()) throw new Error(`the app server process ended: ${lastErrorLine(server!.output())}`);
-      const level = await runLevel('app', generators, sampler, waits, Math.round((rate * PERIOD_MS) / 1000), PERIOD_MS, PROBE);
-      await settle(server!.url);
-      return level;
-    }, 150);
+    const appSearch = await searchHeldRate(
+      app,
+      EDITORS / (PERIOD_MS / 1000),
+      async (rate) => {
+        if (crashed()) throw new Error(`the app server process ended: ${lastErrorLine(server!.output())}`);
+        const level = await runLevel('app', generators, sampler, waits, Math.round((rate * PERIOD_MS) / 1000), PERIOD_MS, PROBE);
+        await settle(server!.url);
+        return level;
+      },
+      150,
+    );
     if (crashed()) {
-      result.figures.push({ metric: 'APP SERVER PROCESS CRASHED', value: `exit ${server.child.exitCode ?? server.child.signalCode}: ${lastErrorLine(server.output())}`, unit: '', pass: false });
+      result.figures.push({
+        metric: 'APP SERVER PROCESS CRASHED',
+        value: `exit ${server.child.exitCode ?? server.child.signalCode}: ${lastErrorLine(server.output())}`,
+        unit: '',
+        pass: false,
+      });
       result.details.appServerLog = server.output().slice(-4_000);
     }
     log(`app: highest rate held ${appSearch.heldPerSecond}/s${appSearch.cappedAtMax ? ' (every tested rate held)' : ''}`);
@@ -355,11 +390,16 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
       floorLevels.push(await runLevel('floor', generators, floorSampler, waits, n, PERIOD_MS, FLOOR_LEVEL));
       await settle(null);
     }
-    const floorSearch = await searchHeldRate(floorLevels, FLOOR_MAX_RATE, async (rate) => {
-      const level = await runLevel('floor', generators, floorSampler, waits, EDITORS, round((EDITORS * 1000) / rate, 0), PROBE);
-      await settle(null);
-      return level;
-    }, 40);
+    const floorSearch = await searchHeldRate(
+      floorLevels,
+      FLOOR_MAX_RATE,
+      async (rate) => {
+        const level = await runLevel('floor', generators, floorSampler, waits, EDITORS, round((EDITORS * 1000) / rate, 0), PROBE);
+        await settle(null);
+        return level;
+      },
+      40,
+    );
     log(`floor: highest rate held ${floorSearch.heldPerSecond}/s${floorSearch.cappedAtMax ? ' (every tested rate held)' : ''}`);
 
     const ratio = floorSearch.heldPerSecond > 0 ? round(appSearch.heldPerSecond / floorSearch.heldPerSecond, 2) : null;
@@ -369,15 +409,26 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
       const top = level.editors === 5_000;
       const label = `${level.editors} editors (${rate}/s)${disturbed(level) ? ' [disturbed]' : ''}`;
       result.figures.push(
-        { metric: `${label}: median / p99`, value: `${bound(level, level.latencyMs.median)} / ${bound(level, level.latencyMs.p99)}`, unit: 'ms', ...(top ? { target: 'p99 <= 100', pass: level.held } : {}) },
+        {
+          metric: `${label}: median / p99`,
+          value: `${bound(level, level.latencyMs.median)} / ${bound(level, level.latencyMs.p99)}`,
+          unit: 'ms',
+          ...(top ? { target: 'p99 <= 100', pass: level.held } : {}),
+        },
         {
           metric: `${label}: served${level.overloadedAfterMs !== null ? ` (overloaded: stopped after ${round(level.overloadedAfterMs / 1000, 1)} s)` : ''}`,
           value: level.throughputPerSecond,
           unit: 'saves/s',
         },
-        { metric: `${label}: errors`, value: level.errors, unit: 'requests', ...(top ? { target: '0', pass: level.errors === 0 && level.overloadedAfterMs === null } : {}) },
+        {
+          metric: `${label}: errors`,
+          value: level.errors,
+          unit: 'requests',
+          ...(top ? { target: '0', pass: level.errors === 0 && level.overloadedAfterMs === null } : {}),
+        },
       );
-      if (level.overloadedAfterMs === null) result.figures.push({ metric: `${label}: CPU per save, server / PostgreSQL / Redis`, value: cpuPerSave(level), unit: 'ms' });
+      if (level.overloadedAfterMs === null)
+        result.figures.push({ metric: `${label}: CPU per save, server / PostgreSQL / Redis`, value: cpuPerSave(level), unit: 'ms' });
     }
     for (const level of floorLevels) {
       const rate = round((level.editors * 1000) / PERIOD_MS, 0);
@@ -386,11 +437,22 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
         value: `${bound(level, level.latencyMs.median)} / ${bound(level, level.latencyMs.p99)}`,
         unit: 'ms',
       });
-      if (level.overloadedAfterMs === null) result.figures.push({ metric: `floor ${rate}/s: CPU per save, server / PostgreSQL`, value: cpuPerSave(level, ['server', 'postgres']), unit: 'ms' });
+      if (level.overloadedAfterMs === null)
+        result.figures.push({ metric: `floor ${rate}/s: CPU per save, server / PostgreSQL`, value: cpuPerSave(level, ['server', 'postgres']), unit: 'ms' });
     }
     result.figures.push(
-      { metric: 'app: highest rate held (p99 <= 100 ms, 0 errors)', value: appSearch.cappedAtMax ? `>= ${round(appSearch.heldPerSecond, 0)}` : round(appSearch.heldPerSecond, 0), unit: 'saves/s', target: '>= 1667', pass: appSearch.heldPerSecond >= 1_666 },
-      { metric: 'floor: highest rate held', value: floorSearch.cappedAtMax ? `>= ${round(floorSearch.heldPerSecond, 0)}` : round(floorSearch.heldPerSecond, 0), unit: 'saves/s' },
+      {
+        metric: 'app: highest rate held (p99 <= 100 ms, 0 errors)',
+        value: appSearch.cappedAtMax ? `>= ${round(appSearch.heldPerSecond, 0)}` : round(appSearch.heldPerSecond, 0),
+        unit: 'saves/s',
+        target: '>= 1667',
+        pass: appSearch.heldPerSecond >= 1_666,
+      },
+      {
+        metric: 'floor: highest rate held',
+        value: floorSearch.cappedAtMax ? `>= ${round(floorSearch.heldPerSecond, 0)}` : round(floorSearch.heldPerSecond, 0),
+        unit: 'saves/s',
+      },
       { metric: 'app / floor sustainable rate', value: ratio, unit: 'ratio' },
     );
     result.details = {

@@ -59,13 +59,7 @@ interface OpenOptions {
  * Opens a live client; with `waitForSync` (default) resolves once synced and rejects when the
  * server refuses the connection (the rejection message names the reason).
  */
-export async function openLiveClient(
-  baseUrl: string,
-  token: string,
-  formId: string,
-  stepKey: string,
-  options: OpenOptions = {},
-): Promise<LiveClient> {
+export async function openLiveClient(baseUrl: string, token: string, formId: string, stepKey: string, options: OpenOptions = {}): Promise<LiveClient> {
   const doc = options.doc ?? new Y.Doc();
   const documentName = collabDocumentName(formId, stepKey);
   const closes: { code: number; reason: string }[] = [];
@@ -203,7 +197,8 @@ export function answersOfState(state: Uint8Array): StepAnswers {
 /** Same Y.js content: equal state vectors and equal answers. */
 export function sameContent(a: Y.Doc, b: Y.Doc): boolean {
   return (
-    Buffer.from(Y.encodeStateVector(a)).equals(Buffer.from(Y.encodeStateVector(b))) && JSON.stringify(sorted(readAnswers(a))) === JSON.stringify(sorted(readAnswers(b)))
+    Buffer.from(Y.encodeStateVector(a)).equals(Buffer.from(Y.encodeStateVector(b))) &&
+    JSON.stringify(sorted(readAnswers(a))) === JSON.stringify(sorted(readAnswers(b)))
   );
 }
 
@@ -221,7 +216,9 @@ export async function waitForConvergence(clients: LiveClient[], timeoutMs = 20_0
     },
     { timeoutMs },
   ).catch((error: unknown) => {
-    const views = clients.map((client) => `${client.label} (${client.isLive() ? 'live' : 'not live'}): ${JSON.stringify(sorted(client.answers())).slice(0, 600)}`);
+    const views = clients.map(
+      (client) => `${client.label} (${client.isLive() ? 'live' : 'not live'}): ${JSON.stringify(sorted(client.answers())).slice(0, 600)}`,
+    );
     throw new Error(`${(error as Error).message}\n${views.join('\n')}`);
   });
   return clients[0]!.answers();

@@ -65,9 +65,11 @@ export async function connectRealtime(baseUrl: string, token: string | null, opt
     events,
     request: (event, payload) => socket.timeout(10_000).emitWithAck(event, payload),
     waitForEvent: (name, match = () => true, waitOptions = {}) =>
-      waitFor(`${label} to receive "${name}"`, () => events.slice(waitOptions.since ?? 0).find((event) => event.name === name && match(event.payload)), waitOptions).then(
-        (event) => event.payload,
-      ),
+      waitFor(
+        `${label} to receive "${name}"`,
+        () => events.slice(waitOptions.since ?? 0).find((event) => event.name === name && match(event.payload)),
+        waitOptions,
+      ).then((event) => event.payload),
     mark: () => events.length,
     close: () => void socket.close(),
   };

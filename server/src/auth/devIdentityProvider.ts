@@ -6,8 +6,7 @@ import Provider from 'oidc-provider';
 
 export const DEV_IDP_PATH = '/dev-idp';
 
-const escapeHtml = (text: string) =>
-  text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => ({ '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' })[c]!);
 
 function loginPage(uid: string, clientId: string): string {
   return `<!doctype html>
@@ -79,7 +78,9 @@ export function devIdentityProvider(options: { appUrl: string; clientId: string;
     }
     if (login && ctx.method === 'POST') {
       await form(ctx, async () => {});
-      const email = String((ctx.request.body as Record<string, unknown>)?.email ?? '').trim().toLowerCase();
+      const email = String((ctx.request.body as Record<string, unknown>)?.email ?? '')
+        .trim()
+        .toLowerCase();
       if (!email.includes('@')) {
         ctx.status = 400;
         ctx.type = 'html';

@@ -86,7 +86,8 @@ async function deniedAmong({ kv, logger }: BaseServices, sessionIds: string[]): 
   if (sessionIds.length === 0) return new Set();
   try {
     // One session (every request) is a plain GET; `getMany` would also fetch each key's TTL.
-    const entries = sessionIds.length === 1 ? [await kv.get(denyKey(sessionIds[0]!))] : (await kv.getMany(sessionIds.map(denyKey))).map((entry) => entry?.value ?? null);
+    const entries =
+      sessionIds.length === 1 ? [await kv.get(denyKey(sessionIds[0]!))] : (await kv.getMany(sessionIds.map(denyKey))).map((entry) => entry?.value ?? null);
     return new Set(sessionIds.filter((_id, index) => entries[index] !== null));
   } catch (error) {
     logger.warn({ err: error }, 'session deny check failed; relying on the database');

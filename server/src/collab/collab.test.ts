@@ -30,7 +30,19 @@ import {
   waitForConvergence,
   type LiveClient,
 } from '../../../tests/support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, autosave, createPlan, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from '../../../tests/support/plans.ts';
+import {
+  HARBOR,
+  PRINCIPAL_HARBOR,
+  SUPERADMIN,
+  autosave,
+  createPlan,
+  planIdOf,
+  readStep,
+  shareWith,
+  stepOf,
+  stepPath,
+  whoAmI,
+} from '../../../tests/support/plans.ts';
 
 const STEP = 'attendancePlan';
 const { step } = stepOf(STEP);
@@ -246,7 +258,13 @@ describe('access on connect', () => {
     const upgrade = (origin: string) =>
       new Promise<number>((resolve, reject) => {
         const request = http.request(`${server.url}/collab`, {
-          headers: { connection: 'Upgrade', upgrade: 'websocket', 'sec-websocket-version': '13', 'sec-websocket-key': randomBytes(16).toString('base64'), origin },
+          headers: {
+            connection: 'Upgrade',
+            upgrade: 'websocket',
+            'sec-websocket-version': '13',
+            'sec-websocket-key': randomBytes(16).toString('base64'),
+            origin,
+          },
         });
         request.on('upgrade', (response, socket) => {
           socket.destroy();
@@ -284,7 +302,7 @@ describe('access on connect', () => {
     await waitFor('the owner to see the shared user’s edit', () => owner.answers().att_lateness === 'Tardy sweeps at 8:10.');
   });
 
-  it("a view-only user (coordinator) connects read-only: edits never reach the other client nor the stored state", async () => {
+  it('a view-only user (coordinator) connects read-only: edits never reach the other client nor the stored state', async () => {
     const stepKey = 'cellPhonePolicy';
     const { step: phoneStep } = stepOf(stepKey);
     const owner = await live(principal, harborPlanId, stepKey, 'principal');

@@ -144,7 +144,8 @@ export function createCollabServer(services: BaseServices): CollabServer {
           peer.request as Request,
         );
       },
-      message: (peer, message) => (peer as unknown as { hocuspocus?: { handleMessage(data: Uint8Array): void } }).hocuspocus?.handleMessage(message.uint8Array()),
+      message: (peer, message) =>
+        (peer as unknown as { hocuspocus?: { handleMessage(data: Uint8Array): void } }).hocuspocus?.handleMessage(message.uint8Array()),
       close: (peer, event) =>
         (peer as unknown as { hocuspocus?: { handleClose(event: { code: number; reason: string }): void } }).hocuspocus?.handleClose({
           code: event.code ?? 1000,
@@ -156,7 +157,12 @@ export function createCollabServer(services: BaseServices): CollabServer {
 
   // Open connections keep their "live editor" mark; a killed process's marks lapse on their own.
   const refresher = setInterval(() => {
-    const marks = [...open.values()].map(({ context, documentName, socketId }) => ({ key: liveKey(documentName), field: `${context.userId}:${socketId}`, value: '1', ttlMs: LIVE_TTL_MS }));
+    const marks = [...open.values()].map(({ context, documentName, socketId }) => ({
+      key: liveKey(documentName),
+      field: `${context.userId}:${socketId}`,
+      value: '1',
+      ttlMs: LIVE_TTL_MS,
+    }));
     void kv.hashSetMany(marks).catch((error: unknown) => logger.warn({ err: error }, 'live-editor marks not refreshed; retrying at the next tick'));
   }, LIVE_REFRESH_MS);
   refresher.unref();

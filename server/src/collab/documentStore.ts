@@ -41,12 +41,17 @@ export class DocumentStore {
    */
   async load(doc: Y.Doc, name: string, formId: string, step: Step): Promise<void> {
     const db = this.db;
-    const storedRow = () => db.select({ state: collabDocuments.state, version: rowVersion }).from(collabDocuments).where(eq(collabDocuments.name, name)).limit(1);
+    const storedRow = () =>
+      db.select({ state: collabDocuments.state, version: rowVersion }).from(collabDocuments).where(eq(collabDocuments.name, name)).limit(1);
     const [stored] = await storedRow();
     if (stored) return this.applyStored(doc, name, stored);
     const seededFrom = await stepRow(db, formId, step.key);
     const seed = seedDocumentState(step, seededFrom?.data ?? {}, seededFrom?.completed ?? false);
-    const [inserted] = await db.insert(collabDocuments).values({ name, formId, state: seed }).onConflictDoNothing().returning({ state: collabDocuments.state, version: rowVersion });
+    const [inserted] = await db
+      .insert(collabDocuments)
+      .values({ name, formId, state: seed })
+      .onConflictDoNothing()
+      .returning({ state: collabDocuments.state, version: rowVersion });
     if (!inserted) return this.applyStored(doc, name, (await storedRow())[0]!);
     this.applyStored(doc, name, inserted);
     const now = await stepRow(db, formId, step.key);
@@ -77,7 +82,11 @@ export class DocumentStore {
       }
     }
     const outcome = await this.db.transaction(async (tx) => {
-      const [stored] = await tx.select({ state: collabDocuments.state, version: rowVersion }).from(collabDocuments).where(eq(collabDocuments.name, name)).for('update');
+      const [stored] = await tx
+        .select({ state: collabDocuments.state, version: rowVersion })
+        .from(collabDocuments)
+        .where(eq(collabDocuments.name, name))
+        .for('update');
       if (!stored) {
         const [inserted] = await tx.insert(collabDocuments).values({ name, formId, state }).onConflictDoNothing().returning({ version: rowVersion });
         return { written: inserted !== undefined, version: inserted?.version, holdsStored: inserted !== undefined };
@@ -90,7 +99,11 @@ export class DocumentStore {
       // The same encoding as this document's own: the stored state added nothing it lacked.
       const holdsStored = sameBytes(mergedState, state);
       if (sameBytes(mergedState, stored.state)) return { written: false, version: stored.version, holdsStored };
-      const [updated] = await tx.update(collabDocuments).set({ state: mergedState, updatedAt: new Date() }).where(eq(collabDocuments.name, name)).returning({ version: rowVersion });
+      const [updated] = await tx
+        .update(collabDocuments)
+        .set({ state: mergedState, updatedAt: new Date() })
+        .where(eq(collabDocuments.name, name))
+        .returning({ version: rowVersion });
       return { written: true, version: updated!.version, holdsStored };
     });
     // Only a version whose stored state this document holds may be overwritten without merging.

@@ -1,4 +1,10 @@
-import { IncomingMessage, type afterLoadDocumentPayload, type afterUnloadDocumentPayload, type onAwarenessUpdatePayload, type onChangePayload } from '@hocuspocus/server';
+import {
+  IncomingMessage,
+  type afterLoadDocumentPayload,
+  type afterUnloadDocumentPayload,
+  type onAwarenessUpdatePayload,
+  type onChangePayload,
+} from '@hocuspocus/server';
 import { Redis } from '@hocuspocus/extension-redis';
 
 /**

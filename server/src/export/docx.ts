@@ -171,7 +171,13 @@ function titleBlock(plan: PlanExport): Paragraph[] {
     new Paragraph({ heading: HeadingLevel.TITLE, children: runs('Consolidated School Plan') }),
     textParagraph(plan.schoolName, { run: { bold: true, size: 32 } }),
     textParagraph(`School year ${plan.schoolYear}`, { run: { color: MUTED, size: 24 } }),
-    ...fields.map((field, i) => new Paragraph({ children: [...runs(`${field[0]}: `, { bold: true, color: MUTED }), ...runs(field[1])], ...(i === 0 ? { spacing: { before: 240 } } : {}) })),
+    ...fields.map(
+      (field, i) =>
+        new Paragraph({
+          children: [...runs(`${field[0]}: `, { bold: true, color: MUTED }), ...runs(field[1])],
+          ...(i === 0 ? { spacing: { before: 240 } } : {}),
+        }),
+    ),
     new Paragraph({ heading: HeadingLevel.HEADING_2, children: runs('Contents') }),
     ...plan.steps.map((step) => textParagraph(`${step.heading} — ${step.completed ? 'Completed' : 'Not completed'}`)),
     ...(plan.omittedSteps > 0 ? [textParagraph(`${plan.omittedSteps} step(s) not shared with you are not included.`, { run: { color: MUTED } })] : []),
@@ -220,7 +226,13 @@ export async function renderPlanDocx(plan: PlanExport): Promise<Buffer> {
         { id: 'Answer', name: 'Answer', basedOn: 'Normal', paragraph: { indent: { left: ANSWER_INDENT }, spacing: { after: 120 } } },
         { id: 'Intro', name: 'Step intro', basedOn: 'Normal', run: { color: MUTED, size: 19, sizeComplexScript: 19 }, paragraph: { spacing: { after: 200 } } },
         ...TABLE_SIZES.flatMap((size) => [
-          { id: `Cell${size}`, name: `Table text ${size / 2} pt`, basedOn: 'Normal', run: { size, sizeComplexScript: size }, paragraph: { spacing: { after: 0 } } },
+          {
+            id: `Cell${size}`,
+            name: `Table text ${size / 2} pt`,
+            basedOn: 'Normal',
+            run: { size, sizeComplexScript: size },
+            paragraph: { spacing: { after: 0 } },
+          },
           {
             id: `HeaderCell${size}`,
             name: `Table header ${size / 2} pt`,

@@ -115,7 +115,14 @@ class PdfComposer {
   }
 
   rule(x: number, width: number, color: string = COLORS.rule, thickness = 0.75): void {
-    this.doc.save().moveTo(x, this.y).lineTo(x + width, this.y).lineWidth(thickness).strokeColor(color).stroke().restore();
+    this.doc
+      .save()
+      .moveTo(x, this.y)
+      .lineTo(x + width, this.y)
+      .lineWidth(thickness)
+      .strokeColor(color)
+      .stroke()
+      .restore();
   }
 
   /** An unanswered question: a ruled line to write on. */
@@ -182,15 +189,18 @@ class PdfComposer {
     }
 
     const lineHeight = size * LINE_FACTOR;
-    const layoutRow = (cells: string[], bold: boolean) =>
-      cells.map((cell, c) => layoutText(cell, { size, bold, width: Math.max(widths[c]! - 2 * padX, 4) }));
+    const layoutRow = (cells: string[], bold: boolean) => cells.map((cell, c) => layoutText(cell, { size, bold, width: Math.max(widths[c]! - 2 * padX, 4) }));
     const headerLines = layoutRow(headers, true);
     const headerHeight = Math.max(...headerLines.map((lines) => lines.length)) * lineHeight + 2 * CELL_PAD_Y;
 
     const drawRow = (cellLines: LaidLine[][], from: number, count: number, header: boolean, shade: boolean) => {
       const height = count * lineHeight + 2 * CELL_PAD_Y;
       if (header || shade) {
-        this.doc.save().rect(x0, this.y, available, height).fill(header ? COLORS.navy : COLORS.zebra).restore();
+        this.doc
+          .save()
+          .rect(x0, this.y, available, height)
+          .fill(header ? COLORS.navy : COLORS.zebra)
+          .restore();
       }
       this.doc.fillColor(header ? COLORS.white : COLORS.text);
       let x = x0;
@@ -204,12 +214,18 @@ class PdfComposer {
         x += width;
       }
       // Grid: the row's outline and column separators.
-      this.doc.save().lineWidth(0.5).strokeColor(header ? COLORS.navy : COLORS.grid);
+      this.doc
+        .save()
+        .lineWidth(0.5)
+        .strokeColor(header ? COLORS.navy : COLORS.grid);
       this.doc.rect(x0, this.y, available, height).stroke();
       let separator = x0;
       for (const width of widths.slice(0, -1)) {
         separator += width;
-        this.doc.moveTo(separator, this.y).lineTo(separator, this.y + height).stroke();
+        this.doc
+          .moveTo(separator, this.y)
+          .lineTo(separator, this.y + height)
+          .stroke();
       }
       this.doc.restore();
       this.y += height;

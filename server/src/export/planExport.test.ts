@@ -4,7 +4,14 @@ import type { Question } from '@csp/shared';
 import { asciiFileName, buildPlanExport, exportFileName, formatAnswer, formatDateTime, type ExportInput } from './planExport.ts';
 import { BLANK_QUESTIONS, HIDDEN_MARKER, LONG_QUESTION, fullPlan, longAnswer, LONG_ANSWER_LENGTH } from './fullPlan.testkit.ts';
 
-const question = (type: Question['type'], extra: Partial<Question> = {}): Question => ({ id: 'q_one', number: '1a', title: 'T', type, required: false, ...extra });
+const question = (type: Question['type'], extra: Partial<Question> = {}): Question => ({
+  id: 'q_one',
+  number: '1a',
+  title: 'T',
+  type,
+  required: false,
+  ...extra,
+});
 
 describe('formatAnswer', () => {
   it('prints yes/no and checkbox answers as Yes/No, and nothing as blank', () => {
@@ -18,7 +25,12 @@ describe('formatAnswer', () => {
   });
 
   it('prints a select as its label (an unknown value as itself)', () => {
-    const select = question('select', { options: [{ value: 'weekly', label: 'Every week' }, { value: 'monthly', label: 'Monthly' }] });
+    const select = question('select', {
+      options: [
+        { value: 'weekly', label: 'Every week' },
+        { value: 'monthly', label: 'Monthly' },
+      ],
+    });
     expect(formatAnswer(select, 'weekly')).toEqual({ kind: 'text', text: 'Every week' });
     expect(formatAnswer(select, 'retired-option')).toEqual({ kind: 'text', text: 'retired-option' });
     expect(formatAnswer(select, '')).toEqual({ kind: 'blank' });
@@ -33,7 +45,12 @@ describe('formatAnswer', () => {
   });
 
   it('prints a table with its headers, dropping empty rows and padding short ones', () => {
-    const table = question('table', { columns: [{ header: 'Name', type: 'text' }, { header: 'Role', type: 'text' }] });
+    const table = question('table', {
+      columns: [
+        { header: 'Name', type: 'text' },
+        { header: 'Role', type: 'text' },
+      ],
+    });
     expect(formatAnswer(table, { headers: ['Name', 'Role'], rows: [['王小明', 'Lead'], ['', ' '], ['أحمد']] })).toEqual({
       kind: 'table',
       headers: ['Name', 'Role'],
@@ -64,7 +81,9 @@ function input(overrides: Partial<ExportInput> = {}): ExportInput {
       updatedAt: new Date('2025-09-01T00:00:00Z'),
     },
     bank: BUNDLED_BANK,
-    steps: new Map([...fixture.answers].map(([key, data]) => [key, { data, completed: key === 'tableOfContents', lastUpdated: new Date('2025-10-02T08:00:00Z') }])),
+    steps: new Map(
+      [...fixture.answers].map(([key, data]) => [key, { data, completed: key === 'tableOfContents', lastUpdated: new Date('2025-10-02T08:00:00Z') }]),
+    ),
     principal: 'Pat Principal (principal.harbor@example.org)',
     owner: '王小明 (owner@example.org)',
     canRead: () => true,

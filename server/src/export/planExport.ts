@@ -11,10 +11,7 @@ import { canReadStep } from '../policy/plans.ts';
 import type { PlanContext, PlanRow } from '../domain/plans/loadPlan.ts';
 import { normalizeText } from './textLayout.ts';
 
-export type ExportAnswer =
-  | { kind: 'blank' }
-  | { kind: 'text'; text: string }
-  | { kind: 'table'; headers: string[]; rows: string[][] };
+export type ExportAnswer = { kind: 'blank' } | { kind: 'text'; text: string } | { kind: 'table'; headers: string[]; rows: string[][] };
 
 export interface ExportQuestion {
   id: string;
@@ -201,7 +198,10 @@ export async function loadPlanExport(services: BaseServices, context: PlanContex
       .from(planSteps)
       .where(eq(planSteps.formId, plan.id)),
     lookups.length
-      ? services.storage.db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(or(...lookups))
+      ? services.storage.db
+          .select({ id: users.id, name: users.name, email: users.email })
+          .from(users)
+          .where(or(...lookups))
       : Promise.resolve([]),
   ]);
   const owner = plan.userId ? people.find((user) => user.id === plan.userId) : undefined;
@@ -239,6 +239,7 @@ export function exportFileName(plan: Pick<PlanExport, 'schoolName' | 'schoolYear
   const school =
     plan.schoolName
       .normalize('NFC')
+      // eslint-disable-next-line no-control-regex -- control characters are what this removes
       .replace(/[\\/:*?"<>|\u0000-\u001f\u007f]/g, '')
       .trim()
       .replace(/\s+/g, '_') || 'School';

@@ -64,7 +64,11 @@ describe('splitByScript', () => {
 
   it('loses no character, surrogate pairs included', () => {
     const text = 'A 𠀀 b 😀 ج ✓ ক\n';
-    expect(splitByScript(text, covers).map((run) => run.text).join('')).toBe(text);
+    expect(
+      splitByScript(text, covers)
+        .map((run) => run.text)
+        .join(''),
+    ).toBe(text);
     for (const run of splitByScript(text, covers)) expect(text.slice(run.start, run.start + run.text.length)).toBe(run.text);
   });
 

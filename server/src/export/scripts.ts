@@ -104,7 +104,7 @@ export function splitByScript(text: string, covers: Coverage = () => true): Scri
   // Printable ASCII, the common case, is Latin (every Latin face has it).
   if (/^[\x20-\x7e]*$/.test(text)) return text === '' ? [] : [{ text, script: 'latin', start: 0, covered: true }];
   const chars: { cp: number; start: number; cls: CharClass }[] = [];
-  for (let i = 0; i < text.length; ) {
+  for (let i = 0; i < text.length;) {
     const cp = text.codePointAt(i)!;
     chars.push({ cp, start: i, cls: classify(cp) });
     i += cp > 0xffff ? 2 : 1;

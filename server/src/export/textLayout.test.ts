@@ -49,7 +49,9 @@ describe('layoutText', () => {
   });
 
   it('loses no character of a 20,000-character text', () => {
-    const text = Array.from({ length: 400 }, (_, i) => `word${i} 王小明 যেমন مثلا أحمد sentence.`).join(' ').slice(0, 20_000);
+    const text = Array.from({ length: 400 }, (_, i) => `word${i} 王小明 যেমন مثلا أحمد sentence.`)
+      .join(' ')
+      .slice(0, 20_000);
     const lines = layout(text, 60);
     const joined = lines.map(lineText).join(' ');
     expect(joined.replace(/\s+/g, '')).toBe(text.replace(/\s+/g, ''));

@@ -63,15 +63,20 @@ export interface LayoutOptions extends TextStyle {
  * document can carry) become a space or U+FFFD.
  */
 export function normalizeText(text: string): string {
-  return text
-    .replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n')
-    .replace(/\t/g, '    ')
-    .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f]/g, ' ')
-    .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
-    .replace(/[\ufffe\uffff]/g, '\ufffd');
+  return (
+    text
+      .replace(/\r\n?|[\u2028\u2029\u0085]/g, '\n')
+      .replace(/\t/g, '    ')
+      // eslint-disable-next-line no-control-regex -- control characters are what this removes
+      .replace(/[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u0084\u0086-\u009f]/g, ' ')
+      .replace(/[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g, '\ufffd')
+      .replace(/[\ufffe\uffff]/g, '\ufffd')
+  );
 }
 
-const NO_BREAK_BEFORE = new Set([...'、。，．：；！？）」』】〕〉》〙〗〟’”ー…‥々〻ゝゞヽヾぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ！），．：；？］｝％,.!?:;)]}%']);
+const NO_BREAK_BEFORE = new Set([
+  ...'、。，．：；！？）」』】〕〉》〙〗〟’”ー…‥々〻ゝゞヽヾぁぃぅぇぉっゃゅょゎァィゥェォッャュョヮヵヶ！），．：；？］｝％,.!?:;)]}%',
+]);
 const NO_BREAK_AFTER = new Set([...'（「『【〔〈《〘〖〝‘“（［｛([{$']);
 /** Spaces a line may break after (not the no-break spaces). */
 const isSpace = (char: string) => char !== '\u00a0' && char !== '\u202f' && char !== '\u2007' && /\s/.test(char);
@@ -91,11 +96,7 @@ export function breakOpportunities(text: string): number[] {
       const previous = chars[i - 1]!;
       const spaceBreak = isSpace(previous) && !isSpace(char);
       const ideographicBreak =
-        !isSpace(previous) &&
-        !isSpace(char) &&
-        (isIdeographic(previous) || isIdeographic(char)) &&
-        !NO_BREAK_BEFORE.has(char) &&
-        !NO_BREAK_AFTER.has(previous);
+        !isSpace(previous) && !isSpace(char) && (isIdeographic(previous) || isIdeographic(char)) && !NO_BREAK_BEFORE.has(char) && !NO_BREAK_AFTER.has(previous);
       if (spaceBreak || ideographicBreak) points.push(offset);
     }
     offset += char.length;
@@ -256,7 +257,11 @@ function buildLine(
     const strongRtl = wholeRun(piece.script, text);
     // Right-to-left text without a right-to-left letter (brackets, dashes) is not reversed by the
     // shaper: reverse it here.
-    if (rtl && !strongRtl) text = [...graphemes.segment(text)].map((g) => g.segment).reverse().join('');
+    if (rtl && !strongRtl)
+      text = [...graphemes.segment(text)]
+        .map((g) => g.segment)
+        .reverse()
+        .join('');
     const actual = !piece.covered || reordersGlyphs(original);
     logical.push({
       text,
@@ -273,7 +278,7 @@ function buildLine(
   const maxLevel = Math.max(0, ...logical.map((segment) => segment.level));
   const minOdd = Math.min(...logical.map((segment) => (segment.level % 2 === 1 ? segment.level : Infinity)));
   for (let level = maxLevel; level >= minOdd && level > 0; level--) {
-    for (let i = 0; i < logical.length; ) {
+    for (let i = 0; i < logical.length;) {
       if (logical[i]!.level < level) {
         i++;
         continue;
@@ -293,7 +298,12 @@ function buildLine(
  * Widths of text per point of font size: its longest paragraph on one line, and its longest
  * unbreakable word (what a table column needs at least).
  */
-export function textMetrics(text: string, bold = false, measure: Measure = defaultMeasure, coverage: Coverage = covers): { longestLine: number; longestWord: number } {
+export function textMetrics(
+  text: string,
+  bold = false,
+  measure: Measure = defaultMeasure,
+  coverage: Coverage = covers,
+): { longestLine: number; longestWord: number } {
   let longestLine = 0;
   let longestWord = 0;
   for (const paragraph of normalizeText(text).split('\n')) {
@@ -316,7 +326,8 @@ export function textMetrics(text: string, bold = false, measure: Measure = defau
         if (run.start >= end) break;
         const from = Math.max(start, run.start);
         if (core > from) word += measure(run.script, bold, paragraph.slice(from, Math.min(core, runEnd)), 1);
-        if (runEnd > core && end > Math.max(core, run.start)) trailing += measure(run.script, bold, paragraph.slice(Math.max(core, run.start), Math.min(end, runEnd)), 1);
+        if (runEnd > core && end > Math.max(core, run.start))
+          trailing += measure(run.script, bold, paragraph.slice(Math.max(core, run.start), Math.min(end, runEnd)), 1);
       }
       longestWord = Math.max(longestWord, word);
       line += word + trailing;

@@ -93,7 +93,10 @@ describe('rate limits over HTTP', () => {
     // One Super Admin per limit, so that no limit's counter is touched by another test.
     for (const name of ['users', 'write', 'create', 'bulk', 'import', 'forms', 'save', 'other']) {
       const email = `rl-${name}-${newId().slice(0, 6)}@example.org`;
-      const [row] = await db.insert(users).values({ id: newId(), email, name: `Limit ${name}`, level: 5, schoolName: 'District Office', title: 'Admin' }).returning();
+      const [row] = await db
+        .insert(users)
+        .values({ id: newId(), email, name: `Limit ${name}`, level: 5, schoolName: 'District Office', title: 'Admin' })
+        .returning();
       admins.set(name, { id: row!.id, client: await signIn(server.url, email) });
     }
     const [target] = await db
@@ -151,7 +154,10 @@ describe('rate limits over HTTP', () => {
       expect(response.body?.user?.email, `create ${i}: ${response.status}`).toBe(body(i).email);
     }
     expectTooManyResponse(await client.post('/api/users/create', body(21)));
-    const rows = await server.services.storage.db.select().from(users).where(eq(users.email, body(21).email));
+    const rows = await server.services.storage.db
+      .select()
+      .from(users)
+      .where(eq(users.email, body(21).email));
     expect(rows).toHaveLength(0);
   });
 
@@ -167,14 +173,19 @@ describe('rate limits over HTTP', () => {
   it('users-import: the 6th POST /api/users/bulk-import within a minute answers 429 and imports nothing', async () => {
     const client = admin('import');
     const stamp = newId().slice(0, 6);
-    const body = (i: number) => ({ users: [{ name: `Imported ${i}`, email: `rl-imported-${stamp}-${i}@example.org`, level: 1, schoolName: 'Harbor View Academy' }] });
+    const body = (i: number) => ({
+      users: [{ name: `Imported ${i}`, email: `rl-imported-${stamp}-${i}@example.org`, level: 1, schoolName: 'Harbor View Academy' }],
+    });
     for (let i = 1; i <= 5; i++) {
       const response = await client.post('/api/users/bulk-import', body(i));
       expect(response.status, `import ${i}`).toBe(200);
       expect(response.body.created).toBe(1);
     }
     expectTooManyResponse(await client.post('/api/users/bulk-import', body(6)));
-    const rows = await server.services.storage.db.select().from(users).where(eq(users.email, body(6).users[0]!.email));
+    const rows = await server.services.storage.db
+      .select()
+      .from(users)
+      .where(eq(users.email, body(6).users[0]!.email));
     expect(rows).toHaveLength(0);
   });
 
@@ -188,7 +199,10 @@ describe('rate limits over HTTP', () => {
       expect(response.status, `create plan ${i}`).toBeLessThan(300);
     }
     expectTooManyResponse(await client.post('/api/forms', body(21)));
-    const rows = await server.services.storage.db.select().from(plans).where(eq(plans.schoolName, body(21).schoolName));
+    const rows = await server.services.storage.db
+      .select()
+      .from(plans)
+      .where(eq(plans.schoolName, body(21).schoolName));
     expect(rows).toHaveLength(0);
   });
 
@@ -296,7 +310,12 @@ describe('rate limits with Redis down', () => {
     expect(await development.consume('users', 'before')).toEqual({});
     expect((await productionClient.get('/api/auth/session')).status).toBe(200);
     expect((await developmentClient.get('/api/auth/session')).status).toBe(200);
-    const before = await productionClient.post('/api/users/create', { name: 'Before', email: `rl-up-${newId().slice(0, 8)}@example.org`, level: 1, schoolName: 'Harbor View Academy' });
+    const before = await productionClient.post('/api/users/create', {
+      name: 'Before',
+      email: `rl-up-${newId().slice(0, 8)}@example.org`,
+      level: 1,
+      schoolName: 'Harbor View Academy',
+    });
     expect(before.status, `a production create while Redis is up: ${JSON.stringify(before.body)}`).toBeLessThan(300);
 
     await redis.kill();

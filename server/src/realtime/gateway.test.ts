@@ -39,8 +39,7 @@ afterEach(() => {
 });
 
 /** Presence payload without the heartbeat time, sorted, for comparing socket and REST views. */
-const withoutLastSeen = (editors: EditorView[]) =>
-  editors.map(({ lastSeen: _lastSeen, ...editor }) => editor).sort((a, b) => a.email.localeCompare(b.email));
+const withoutLastSeen = (editors: EditorView[]) => editors.map(({ lastSeen: _lastSeen, ...editor }) => editor).sort((a, b) => a.email.localeCompare(b.email));
 
 const editorOf = (payload: { editors: EditorView[] }, email: string) => payload.editors.find((editor) => editor.email === email);
 
@@ -163,7 +162,9 @@ describe('realtime gateway', () => {
     since = observer.mark();
     const registered = await principal.post(`/api/forms/${formId}/editors/register`, { stepKey: 'temporaryHousing' });
     expect(registered.status, JSON.stringify(registered.body)).toBe(200);
-    const viaRest = await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === 'temporaryHousing', { since });
+    const viaRest = await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === 'temporaryHousing', {
+      since,
+    });
     expect(withoutLastSeen(viaRest.editors)).toEqual(withoutLastSeen(registered.body.editors));
 
     // Leave.
@@ -210,12 +211,21 @@ describe('realtime gateway', () => {
     const ended = await socketOf(server, coordinator, 'coordinator');
     expect(await tab.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
     expect(await ended.request('plan:join', { formId })).toEqual({ ok: true });
-    const editors = async () => ((await principal.get(`/api/forms/${formId}/editors`)).body.editors as EditorView[]).map((editor) => [editor.email, editor.stepKey]);
-    expect((await editors()).sort()).toEqual([[PRINCIPAL_HARBOR, STEP], ['coordinator.harbor@example.org', null]].sort());
+    const editors = async () =>
+      ((await principal.get(`/api/forms/${formId}/editors`)).body.editors as EditorView[]).map((editor) => [editor.email, editor.stepKey]);
+    expect((await editors()).sort()).toEqual(
+      [
+        [PRINCIPAL_HARBOR, STEP],
+        ['coordinator.harbor@example.org', null],
+      ].sort(),
+    );
 
     // Both entries lapse; the coordinator's session expires while the socket stays open.
     const db = server.services.storage.db;
-    await db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.id, sessionIdOf(sessionToken(coordinator))));
+    await db
+      .update(sessions)
+      .set({ expiresAt: new Date(Date.now() - 1000) })
+      .where(eq(sessions.id, sessionIdOf(sessionToken(coordinator))));
     for (const email of [PRINCIPAL_HARBOR, 'coordinator.harbor@example.org']) await server.services.kv.hashDelete(`presence:${formId}`, email);
     expect(await editors()).toEqual([]);
 
@@ -273,14 +283,30 @@ describe('realtime gateway', () => {
     const inbox = await socketOf(server, principal, 'owner inbox');
 
     const since = observer.mark();
-    const created = await admin.post(`/api/forms/${formId}/comments`, { comment: 'Please add the committee dates.', stepKey: STEP, questionId: 'att_committeeSchedule' });
+    const created = await admin.post(`/api/forms/${formId}/comments`, {
+      comment: 'Please add the committee dates.',
+      stepKey: STEP,
+      questionId: 'att_committeeSchedule',
+    });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const comment = await observer.waitForEvent('comment', (p) => p.formId === formId, { since });
     expect(comment).toEqual({ formId, comment: created.body.comment });
-    expect(comment.comment).toMatchObject({ comment: 'Please add the committee dates.', stepKey: STEP, questionId: 'att_committeeSchedule', authorId: adminUser.id, status: 'open' });
+    expect(comment.comment).toMatchObject({
+      comment: 'Please add the committee dates.',
+      stepKey: STEP,
+      questionId: 'att_committeeSchedule',
+      authorId: adminUser.id,
+      status: 'open',
+    });
 
     const ping = await inbox.waitForEvent('notification', (p) => p.notification?.formId === formId);
-    expect(ping.notification).toMatchObject({ _id: expect.stringMatching(/^[0-9a-f]{24}$/), formId, kind: 'comment', message: expect.any(String), readAt: null });
+    expect(ping.notification).toMatchObject({
+      _id: expect.stringMatching(/^[0-9a-f]{24}$/),
+      formId,
+      kind: 'comment',
+      message: expect.any(String),
+      readAt: null,
+    });
     // The same notification is what the REST inbox lists.
     const { body: listed } = await principal.get('/api/notifications');
     expect(listed.notifications).toContainEqual(ping.notification);

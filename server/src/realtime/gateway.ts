@@ -76,7 +76,8 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     },
   };
   const lockWatcher = new LockExpiryWatcher(kv, events, logger);
-  events.lockChanged = (formId, state, lock) => (state === 'acquired' ? lockWatcher.acquired(formId, lock) : lockWatcher.released(formId, lock.stepKey, lock.lockedBy));
+  events.lockChanged = (formId, state, lock) =>
+    state === 'acquired' ? lockWatcher.acquired(formId, lock) : lockWatcher.released(formId, lock.stepKey, lock.lockedBy);
 
   io.use(async (socket, next) => {
     try {

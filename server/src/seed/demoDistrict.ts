@@ -23,9 +23,7 @@ interface DemoUser {
 }
 
 function demoUsers(): DemoUser[] {
-  const list: DemoUser[] = [
-    { email: `superadmin@${DEMO_DOMAIN}`, name: 'Dana Whitfield', level: 5, schoolName: 'District Office', title: 'Superintendent' },
-  ];
+  const list: DemoUser[] = [{ email: `superadmin@${DEMO_DOMAIN}`, name: 'Dana Whitfield', level: 5, schoolName: 'District Office', title: 'Superintendent' }];
   const staff = [
     ['principal', 4, 'Principal'],
     ['ap', 3, 'Assistant Principal'],
@@ -67,7 +65,10 @@ export async function seedDemoDistrict(db: Database, now: Date = new Date()): Pr
       .insert(users)
       .values(demoUsers().map((user) => ({ id: newId(), isActive: true, isDemo: false, ...user })))
       .onConflictDoNothing();
-    for (const [year, archived] of [[previous, true], [current, false]] as const) {
+    for (const [year, archived] of [
+      [previous, true],
+      [current, false],
+    ] as const) {
       const term = schoolYearTerm(year);
       await tx
         .insert(schoolYearSettings)
@@ -75,7 +76,10 @@ export async function seedDemoDistrict(db: Database, now: Date = new Date()): Pr
         .onConflictDoNothing();
     }
 
-    const principals = await tx.select({ id: users.id, email: users.email, schoolName: users.schoolName }).from(users).where(sql`${users.level} = 4 and not ${users.isDemo}`);
+    const principals = await tx
+      .select({ id: users.id, email: users.email, schoolName: users.schoolName })
+      .from(users)
+      .where(sql`${users.level} = 4 and not ${users.isDemo}`);
     for (const school of DEMO_SCHOOLS) {
       const principal = principals.find((p) => p.schoolName === school.name);
       for (const year of [previous, current]) {

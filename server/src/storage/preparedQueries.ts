@@ -69,7 +69,9 @@ function build(db: Database) {
         lastUpdated: sql`${placeholder('at')}::timestamptz`,
         updatedBy: sql`${placeholder('updatedBy')}::text`,
       })
-      .where(and(eq(planSteps.formId, placeholder('formId')), eq(planSteps.stepKey, placeholder('stepKey')), eq(planSteps.revisionCount, placeholder('expected'))))
+      .where(
+        and(eq(planSteps.formId, placeholder('formId')), eq(planSteps.stepKey, placeholder('stepKey')), eq(planSteps.revisionCount, placeholder('expected'))),
+      )
       .returning({
         data: planSteps.data,
         revisionCount: planSteps.revisionCount,

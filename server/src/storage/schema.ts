@@ -82,8 +82,12 @@ export const questionBankVersions = pgTable(
     updatedAt: updatedAt(),
   },
   (t) => [
-    uniqueIndex('bank_one_published').on(t.status).where(sql`${t.status} = 'published'`),
-    uniqueIndex('bank_one_draft').on(t.status).where(sql`${t.status} = 'draft'`),
+    uniqueIndex('bank_one_published')
+      .on(t.status)
+      .where(sql`${t.status} = 'published'`),
+    uniqueIndex('bank_one_draft')
+      .on(t.status)
+      .where(sql`${t.status} = 'draft'`),
   ],
 );
 
@@ -158,10 +162,7 @@ export const planSteps = pgTable(
     lastUpdated: timestamp('last_updated', { withTimezone: true, mode: 'date' }),
     updatedBy: id('updated_by'),
   },
-  (t) => [
-    primaryKey({ columns: [t.formId, t.stepKey] }),
-    check('plan_steps_revision_nonnegative', sql`${t.revisionCount} >= 0`),
-  ],
+  (t) => [primaryKey({ columns: [t.formId, t.stepKey] }), check('plan_steps_revision_nonnegative', sql`${t.revisionCount} >= 0`)],
 );
 
 /** Assignments and shares of a plan with a user (the user's `assignedForms`). */

@@ -54,6 +54,9 @@ export async function signIn(baseUrl: string, email: string): Promise<HttpClient
 }
 
 /** Signs several users in (the real OIDC flow) at once; one client per e-mail, in order. */
-export async function signInAll<const Emails extends readonly string[]>(baseUrl: string, emails: Emails): Promise<{ -readonly [K in keyof Emails]: HttpClient }> {
+export async function signInAll<const Emails extends readonly string[]>(
+  baseUrl: string,
+  emails: Emails,
+): Promise<{ -readonly [K in keyof Emails]: HttpClient }> {
   return (await Promise.all(emails.map((email) => signIn(baseUrl, email)))) as { -readonly [K in keyof Emails]: HttpClient };
 }

@@ -24,9 +24,11 @@ export const questionIdParam = z.string().regex(QUESTION_ID_PATTERN);
 export const stepKeyParam = stepKeySchema;
 
 export const updateQuestionSchema = z
-  .strictObject(Object.fromEntries(Object.entries(editableQuestionFields).map(([key, schema]) => [key, schema.nullable().optional()])) as {
-    [K in keyof typeof editableQuestionFields]: z.ZodOptional<z.ZodNullable<(typeof editableQuestionFields)[K]>>;
-  })
+  .strictObject(
+    Object.fromEntries(Object.entries(editableQuestionFields).map(([key, schema]) => [key, schema.nullable().optional()])) as {
+      [K in keyof typeof editableQuestionFields]: z.ZodOptional<z.ZodNullable<(typeof editableQuestionFields)[K]>>;
+    },
+  )
   .refine((body) => Object.keys(body).length > 0, 'nothing to update');
 
 export const addQuestionSchema = z.strictObject({

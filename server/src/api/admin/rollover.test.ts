@@ -52,7 +52,10 @@ async function insertInChunks<T>(rows: T[], insert: (chunk: T[]) => Promise<unkn
 async function stepsOfPlans(ids: string[]) {
   const byPlan = new Map<string, Map<string, typeof planSteps.$inferSelect>>();
   for (let start = 0; start < ids.length; start += 500) {
-    const rows = await db().select().from(planSteps).where(inArray(planSteps.formId, ids.slice(start, start + 500)));
+    const rows = await db()
+      .select()
+      .from(planSteps)
+      .where(inArray(planSteps.formId, ids.slice(start, start + 500)));
     for (const row of rows) {
       if (!byPlan.has(row.formId)) byPlan.set(row.formId, new Map());
       byPlan.get(row.formId)!.set(row.stepKey, row);
@@ -115,10 +118,18 @@ beforeAll(async () => {
   for (const index of PRE_CREATED) {
     const id = newId();
     preCreatedIds.set(schoolName(index), id);
-    await db().insert(plans).values({ id, schoolName: schoolName(index), schoolYear: TARGET, userId: principalId, questionBankVersion: BUNDLED_BANK.version });
+    await db()
+      .insert(plans)
+      .values({ id, schoolName: schoolName(index), schoolYear: TARGET, userId: principalId, questionBankVersion: BUNDLED_BANK.version });
     await db()
       .insert(planSteps)
-      .values(STEPS.map((step) => ({ formId: id, stepKey: step.key, data: (step.key === 'attendancePlan' ? { att_coordinatorName: 'Already in the target' } : {}) as StepAnswers })));
+      .values(
+        STEPS.map((step) => ({
+          formId: id,
+          stepKey: step.key,
+          data: (step.key === 'attendancePlan' ? { att_coordinatorName: 'Already in the target' } : {}) as StepAnswers,
+        })),
+      );
   }
 });
 afterAll(() => server?.stop());
@@ -151,7 +162,9 @@ describe('POST /api/admin/forms/rollover', () => {
     const source = '2410-2411';
     const target = '2411-2412';
     const id = newId();
-    await db().insert(plans).values({ id, schoolName: 'Archived Target School', schoolYear: source, userId: principalId, questionBankVersion: BUNDLED_BANK.version });
+    await db()
+      .insert(plans)
+      .values({ id, schoolName: 'Archived Target School', schoolYear: source, userId: principalId, questionBankVersion: BUNDLED_BANK.version });
     expect((await admin.put('/api/school-year', { schoolYear: target, archived: true })).status).toBe(200);
     const { status } = await rollover(admin, { sourceYear: source, targetYear: target });
     expect(status).toBe(400);
@@ -182,7 +195,12 @@ describe('POST /api/admin/forms/rollover', () => {
       expect(body.created.map((entry: { school: string }) => entry.school).sort()).toEqual(['Error Case A', 'Error Case B', 'Error Case D']);
       expect((await plansOfYear(target)).map((plan) => plan.schoolName).sort()).toEqual(['Error Case A', 'Error Case B', 'Error Case D']);
       expect(await archived(source)).toBe(true);
-      expect((await admin.get(`/api/admin/forms/rollover?sourceYear=${source}&targetYear=${target}`)).body.progress).toMatchObject({ state: 'done', total: 4, created: 3, errors: 1 });
+      expect((await admin.get(`/api/admin/forms/rollover?sourceYear=${source}&targetYear=${target}`)).body.progress).toMatchObject({
+        state: 'done',
+        total: 4,
+        created: 3,
+        errors: 1,
+      });
     } finally {
       await db().execute(sql`drop trigger refuse_error_case_c on plans`);
       await db().execute(sql`drop function refuse_error_case_c()`);
@@ -259,7 +277,9 @@ describe('POST /api/admin/forms/rollover', () => {
     }
     // Copies carry review flags (answered questions about people and dates), and need an attestation before submit.
     for (const copy of copies) {
-      expect(copy.needsUpdate, copy.schoolName).toContainEqual(expect.objectContaining({ stepKey: 'attendancePlan', questionId: 'att_coordinatorName', reason: 'revisit' }));
+      expect(copy.needsUpdate, copy.schoolName).toContainEqual(
+        expect.objectContaining({ stepKey: 'attendancePlan', questionId: 'att_coordinatorName', reason: 'revisit' }),
+      );
     }
     const submit = await principal.put(`/api/forms/${copies[0]!.id}`, { action: 'submit' });
     expect(submit.status).toBe(400);

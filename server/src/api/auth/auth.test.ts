@@ -42,7 +42,6 @@ interface CallbackOutcome {
   setCookies: string[];
 }
 
-
 async function finishCallback(client: HttpClient, callback: string): Promise<CallbackOutcome> {
   const response = await client.request('GET', callback);
   await response.body?.cancel();
@@ -113,7 +112,13 @@ function rawRequest(baseUrl: string, method: string, path: string, headers: Reco
   const url = new URL(baseUrl);
   return new Promise<{ status: number; body: any; headers: http.IncomingHttpHeaders }>((resolve, reject) => {
     const request = http.request(
-      { host: url.hostname, port: url.port, method, path, headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) } },
+      {
+        host: url.hostname,
+        port: url.port,
+        method,
+        path,
+        headers: { ...headers, ...(body !== undefined ? { 'content-length': String(Buffer.byteLength(body)) } : {}) },
+      },
       (response) => {
         let text = '';
         response.setEncoding('utf8');
@@ -195,7 +200,10 @@ describe('sign-in through the real OpenID Connect flow', () => {
       // Only a hash of the token is stored: no row is keyed by the cookie value, and no column holds it.
       const db = server.services.storage.db;
       expect(await db.select().from(sessions).where(eq(sessions.id, cookie.value))).toHaveLength(0);
-      const [row] = await db.select().from(sessions).where(eq(sessions.id, sha256Hex(cookie.value)));
+      const [row] = await db
+        .select()
+        .from(sessions)
+        .where(eq(sessions.id, sha256Hex(cookie.value)));
       expect(row, `${email}: session row keyed by SHA-256 of the token`).toBeDefined();
       expect(row!.userId).toBe((await userByEmail(server, email)).id);
       expect(row!.id).not.toBe(cookie.value);
@@ -362,11 +370,19 @@ describe('sessions, the access gate, the same-origin guard, role preview and the
     });
 
     it('checking many sessions at once (the presence heartbeat) keeps exactly those the cookie check accepts', async () => {
-      const [live, signedOut, expired, deactivated] = [await makeUser(server, 1), await makeUser(server, 2), await makeUser(server, 3), await makeUser(server, 3)];
+      const [live, signedOut, expired, deactivated] = [
+        await makeUser(server, 1),
+        await makeUser(server, 2),
+        await makeUser(server, 3),
+        await makeUser(server, 3),
+      ];
       const clients = await Promise.all([live, signedOut, expired, deactivated].map((user) => signedIn(server, user.email)));
       const [liveToken, signedOutToken, expiredToken, deactivatedToken] = clients.map(tokenOf) as [string, string, string, string];
       expect((await clients[1]!.post('/api/auth/signout', {})).status).toBe(200);
-      await server.services.storage.db.update(sessions).set({ expiresAt: new Date(Date.now() - 1000) }).where(eq(sessions.id, sha256Hex(expiredToken)));
+      await server.services.storage.db
+        .update(sessions)
+        .set({ expiresAt: new Date(Date.now() - 1000) })
+        .where(eq(sessions.id, sha256Hex(expiredToken)));
       await server.services.storage.db.update(users).set({ isActive: false }).where(eq(users.id, deactivated.id));
       const tokens = [liveToken, signedOutToken, expiredToken, deactivatedToken, 'not-a-token', 'a'.repeat(32)];
 

@@ -93,12 +93,16 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
     if (!target.isDemo) throw badRequest('Only demo users can be previewed');
     await setPreviewUser(services, auth.sessionId, target.id);
     services.events.accessChanged({ sessionIds: [auth.sessionId] });
-    await recordAudit(services.storage.db, { auth, ip: ctx.ip }, {
-      action: 'auth.preview.start',
-      targetType: 'user',
-      targetId: target.id,
-      summary: { previewEmail: target.email, previewLevel: target.level },
-    });
+    await recordAudit(
+      services.storage.db,
+      { auth, ip: ctx.ip },
+      {
+        action: 'auth.preview.start',
+        targetType: 'user',
+        targetId: target.id,
+        summary: { previewEmail: target.email, previewLevel: target.level },
+      },
+    );
     ctx.body = { success: true, user: presentUser(target), previewing: true };
   });
 

@@ -24,7 +24,17 @@ import {
   fullPlan,
   type FullPlan,
 } from '../../export/fullPlan.testkit.ts';
-import { comparable, expectContent, expectedContent, libreOfficeToPdf, readPdf, requireTool, unzipDocx, wordText, type ExpectedStep } from '../../export/exportChecks.testkit.ts';
+import {
+  comparable,
+  expectContent,
+  expectedContent,
+  libreOfficeToPdf,
+  readPdf,
+  requireTool,
+  unzipDocx,
+  wordText,
+  type ExpectedStep,
+} from '../../export/exportChecks.testkit.ts';
 
 const HARBOR = 'Harbor View Academy';
 const YEAR = currentSchoolYear();
@@ -124,7 +134,10 @@ describe('GET /api/forms/:id/export/pdf', () => {
   it('starts each step on a new page', () => {
     const pageStarts = report.text.split('\f').map((page) => comparable(page));
     for (const step of expected) {
-      expect(pageStarts.filter((page) => page.startsWith(step.heading)), `${step.heading} opens a page`).toHaveLength(1);
+      expect(
+        pageStarts.filter((page) => page.startsWith(step.heading)),
+        `${step.heading} opens a page`,
+      ).toHaveLength(1);
     }
   });
 

@@ -201,7 +201,10 @@ const FLAG_OF = { 'POST review-flag step 6': REVIEW_FLAGS[0]!, 'POST review-flag
 const ANSWER = {
   6: (marker: string) => ({ att_coordinatorName: marker }),
   7: (marker: string) => ({
-    sth_liaison: { headers: ['First Name', 'Last Name', 'Title', 'E-mail', 'Telephone'], rows: [[marker, 'Diaz', 'Liaison', 'liaison@example.org', '555-0100']] },
+    sth_liaison: {
+      headers: ['First Name', 'Last Name', 'Title', 'E-mail', 'Telephone'],
+      rows: [[marker, 'Diaz', 'Liaison', 'liaison@example.org', '555-0100']],
+    },
   }),
 } as const;
 
@@ -235,18 +238,22 @@ async function insertPlan(options: { status?: PlanStatus; shares?: boolean } = {
   const id = newId();
   const schoolYear = freshYear();
   const withShares = options.shares ?? true;
-  await db().insert(plans).values({
-    id,
-    schoolName: HARBOR,
-    schoolYear,
-    status: options.status ?? 'draft',
-    userId: actorOf.get('owner')!.id,
-    principalEmail: PRINCIPAL_EMAIL,
-    sharedWithEmails: withShares ? [MADE_USERS.email!.email] : [],
-    needsUpdate: REVIEW_FLAGS,
-    questionBankVersion: BUNDLED_BANK.version,
-  });
-  await db().insert(planSteps).values(STEP_KEYS.map((stepKey) => ({ formId: id, stepKey })));
+  await db()
+    .insert(plans)
+    .values({
+      id,
+      schoolName: HARBOR,
+      schoolYear,
+      status: options.status ?? 'draft',
+      userId: actorOf.get('owner')!.id,
+      principalEmail: PRINCIPAL_EMAIL,
+      sharedWithEmails: withShares ? [MADE_USERS.email!.email] : [],
+      needsUpdate: REVIEW_FLAGS,
+      questionBankVersion: BUNDLED_BANK.version,
+    });
+  await db()
+    .insert(planSteps)
+    .values(STEP_KEYS.map((stepKey) => ({ formId: id, stepKey })));
   if (withShares) {
     await db()
       .insert(planShares)
@@ -295,7 +302,10 @@ async function userByEmail(email: string): Promise<UserRow> {
 
 beforeAll(async () => {
   server = await startTestServer();
-  for (const made of Object.values(MADE_USERS)) await db().insert(users).values({ id: newId(), ...made });
+  for (const made of Object.values(MADE_USERS))
+    await db()
+      .insert(users)
+      .values({ id: newId(), ...made });
 
   clients.set('none', new HttpClient(server.url));
   for (const caller of CALLERS) {
@@ -334,15 +344,19 @@ beforeAll(async () => {
   // principal, and the demo district's four plans.
   listedIds.set('plan', plan.id);
   const riversideSharedId = newId();
-  await db().insert(plans).values({
-    id: riversideSharedId,
-    schoolName: RIVERSIDE,
-    schoolYear: plan.schoolYear,
-    userId: actorOf.get('R4')!.id,
-    principalEmail: DEMO_EMAIL.R4!,
-    questionBankVersion: BUNDLED_BANK.version,
-  });
-  await db().insert(planShares).values({ formId: riversideSharedId, userId: actorOf.get('H4')!.id, permission: 'view', sections: [] });
+  await db()
+    .insert(plans)
+    .values({
+      id: riversideSharedId,
+      schoolName: RIVERSIDE,
+      schoolYear: plan.schoolYear,
+      userId: actorOf.get('R4')!.id,
+      principalEmail: DEMO_EMAIL.R4!,
+      questionBankVersion: BUNDLED_BANK.version,
+    });
+  await db()
+    .insert(planShares)
+    .values({ formId: riversideSharedId, userId: actorOf.get('H4')!.id, permission: 'view', sections: [] });
   listedIds.set('riversideShared', riversideSharedId);
   const current = currentSchoolYear();
   const previous = previousSchoolYear(current);
@@ -481,7 +495,13 @@ describe('plan routes access matrix', () => {
         const response = await client.get(`/api/forms/${plan.id}/step/${n}`);
         expectStatus(response);
         if (status === OK) {
-          expect(response.body).toMatchObject({ success: true, stepKey: STEP_KEYS[n - 1], stepNumber: n, stepData: { completed: false, data: {} }, revisionCount: 0 });
+          expect(response.body).toMatchObject({
+            success: true,
+            stepKey: STEP_KEYS[n - 1],
+            stepNumber: n,
+            stepData: { completed: false, data: {} },
+            revisionCount: 0,
+          });
         }
         return;
       }
@@ -564,7 +584,10 @@ describe('plan routes access matrix', () => {
       case 'POST comments': {
         const fixture = await insertPlan();
         expectStatus(await client.post(`/api/forms/${fixture.id}/comments`, { comment: marker, stepKey: 'temporaryHousing' }));
-        const stored = await db().select().from(comments).where(and(eq(comments.formId, fixture.id), eq(comments.comment, marker)));
+        const stored = await db()
+          .select()
+          .from(comments)
+          .where(and(eq(comments.formId, fixture.id), eq(comments.comment, marker)));
         expect(stored).toHaveLength(status === OK ? 1 : 0);
         return;
       }
@@ -613,7 +636,9 @@ describe('plan routes access matrix', () => {
       case 'POST admin share': {
         const fixture = await insertPlan();
         const target = actorOf.get('H1')!;
-        expectStatus(await client.post('/api/admin/forms/share', { formId: fixture.id, userIds: [target.id], permissions: 'edit', sections: ['attendancePlan'] }));
+        expectStatus(
+          await client.post('/api/admin/forms/share', { formId: fixture.id, userIds: [target.id], permissions: 'edit', sections: ['attendancePlan'] }),
+        );
         const share = (await sharesOf(fixture.id)).find((row) => row.userId === target.id);
         if (status === OK) expect(share).toMatchObject({ permission: 'edit', sections: ['attendancePlan'] });
         else expect(share).toBeUndefined();

@@ -59,7 +59,10 @@ const stepNumberOf = (stepKey: string) => STEP_KEYS.indexOf(stepKey) + 1;
 /** Sample answers for every step but counseling, which stays empty (as in the demo district). */
 function sourceAnswers(stepKey: string, schoolName: string): StepAnswers {
   if (stepKey === 'counselingPlan') return {};
-  return sampleStepAnswers(STEPS.find((step) => step.key === stepKey)!, schoolName);
+  return sampleStepAnswers(
+    STEPS.find((step) => step.key === stepKey)!,
+    schoolName,
+  );
 }
 
 interface SourceOptions {
@@ -87,7 +90,14 @@ async function insertSource(options: SourceOptions = {}): Promise<{ id: string; 
         needsUpdate: [{ questionId: 'att_coordinatorName', stepKey: 'attendancePlan', reason: 'revisit' as const, label: NEEDS_UPDATE_LABELS.revisit }],
         attestation: { confirmed: true, name: 'Elena Rodriguez', signedAt: '2025-05-01T12:00:00.000Z', signedBy: user.principal.email },
         transferHistory: [
-          { fromUserId: user.principal.id, fromEmail: user.principal.email, toUserId: user.teacher.id, toEmail: user.teacher.email, transferredBy: user.admin.email, transferredAt: '2025-03-01T10:00:00.000Z' },
+          {
+            fromUserId: user.principal.id,
+            fromEmail: user.principal.email,
+            toUserId: user.teacher.id,
+            toEmail: user.teacher.email,
+            transferredBy: user.admin.email,
+            transferredAt: '2025-03-01T10:00:00.000Z',
+          },
         ],
         notificationSent: true,
         allowEditsWhenArchived: true,
@@ -117,11 +127,25 @@ async function insertSource(options: SourceOptions = {}): Promise<{ id: string; 
         const data = options.answers ? options.answers(step.key) : sourceAnswers(step.key, schoolName);
         const answered = Object.keys(data).length > 0;
         const completed = step.key === 'counselingPlan' ? true : step.key === 'sexualHarassment' ? false : answered && isStepComplete(step, data);
-        return { formId: id, stepKey: step.key, data, completed, revisionCount: answered ? 3 : 0, lastUpdated: answered ? new Date('2025-04-20T14:00:00Z') : null };
+        return {
+          formId: id,
+          stepKey: step.key,
+          data,
+          completed,
+          revisionCount: answered ? 3 : 0,
+          lastUpdated: answered ? new Date('2025-04-20T14:00:00Z') : null,
+        };
       }),
     );
   if (options.extras) {
-    await db().insert(comments).values({ id: newId(), formId: id, stepKey: 'attendancePlan', comment: 'Please update the coordinator', authorId: user.admin.id, authorName: 'Dana Whitfield' });
+    await db().insert(comments).values({
+      id: newId(),
+      formId: id,
+      stepKey: 'attendancePlan',
+      comment: 'Please update the coordinator',
+      authorId: user.admin.id,
+      authorName: 'Dana Whitfield',
+    });
     await db().insert(planShares).values({ formId: id, userId: user.ap.id, permission: 'edit', sections: [] });
   }
   return { id, schoolYear };
@@ -266,7 +290,12 @@ describe('POST /api/forms/:id/duplicate', () => {
     expect(again.status).toBe(409);
     expect(again.body.existingFormId).toBe(first.body.formId);
     expect(typeof again.body.error).toBe('string');
-    expect(await db().select({ id: plans.id }).from(plans).where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, target)))).toHaveLength(1);
+    expect(
+      await db()
+        .select({ id: plans.id })
+        .from(plans)
+        .where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, target))),
+    ).toHaveLength(1);
 
     // The demo district: last year's Harbor plan into this year, where Harbor has its draft.
     const demoPrevious = (await planIdOf(HARBOR, PREVIOUS))!;
@@ -298,7 +327,12 @@ describe('POST /api/forms/:id/duplicate', () => {
     const { status, body } = await duplicate(principal, source.id, { schoolYear: target, force: true });
     expect(status).toBe(200);
     expect(body.formId).toBe(existingId);
-    expect(await db().select({ id: plans.id }).from(plans).where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, target)))).toHaveLength(1);
+    expect(
+      await db()
+        .select({ id: plans.id })
+        .from(plans)
+        .where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, target))),
+    ).toHaveLength(1);
 
     const after = await stepsOf(existingId);
     const attendance = after.get('attendancePlan')!.data;
@@ -308,7 +342,12 @@ describe('POST /api/forms/:id/duplicate', () => {
     expect(attendance.att_barriers).toEqual(sourceSteps.get('attendancePlan')!.data.att_barriers);
     expect(after.get('temporaryHousing')!.data.sth_studentCount).toBe('17');
     // Every other source answer landed; nothing that was not in the source appeared.
-    const keptInTarget = new Set(['attendancePlan:att_coordinatorName', 'attendancePlan:att_hasCommittee', 'attendancePlan:att_roles', 'temporaryHousing:sth_studentCount']);
+    const keptInTarget = new Set([
+      'attendancePlan:att_coordinatorName',
+      'attendancePlan:att_hasCommittee',
+      'attendancePlan:att_roles',
+      'temporaryHousing:sth_studentCount',
+    ]);
     for (const stepKey of STEP_KEYS) {
       const sourceData = sourceSteps.get(stepKey)!.data;
       for (const [questionId, answer] of Object.entries(sourceData)) {
@@ -485,7 +524,13 @@ describe('GET /api/forms/:id/compare', () => {
     { key: 'attendance', label: 'Attendance rate', target: 93, unit: '%' },
     { key: 'chronic', label: 'Chronic absenteeism', target: 'below 15', unit: '%' },
   ];
-  const table = (name: string) => ({ headers: [' Role ', 'Name'], rows: [['Coordinator', name], ['', '  ']] });
+  const table = (name: string) => ({
+    headers: [' Role ', 'Name'],
+    rows: [
+      ['Coordinator', name],
+      ['', '  '],
+    ],
+  });
   let olderId: string;
   let prevId: string;
   let curId: string;
@@ -560,7 +605,11 @@ describe('GET /api/forms/:id/compare', () => {
     // Booleans as Yes/No, selects as their labels, tables as a header line and rows joined with " | ".
     expect(row('att_hasCommittee')).toMatchObject({ previousValue: 'Yes', currentValue: 'No', changed: true });
     expect(row('att_outreachMethod')).toMatchObject({ previousValue: 'Personal phone call', currentValue: 'Text message', changed: true });
-    expect(row('att_roles')).toMatchObject({ previousValue: 'Role | Name\nCoordinator | Ana Diaz', currentValue: 'Role | Name\nCoordinator | Ana Diaz', changed: false });
+    expect(row('att_roles')).toMatchObject({
+      previousValue: 'Role | Name\nCoordinator | Ana Diaz',
+      currentValue: 'Role | Name\nCoordinator | Ana Diaz',
+      changed: false,
+    });
     expect(row('att_rateTarget')).toMatchObject({ previousValue: '92%', currentValue: '92%', changed: false });
     expect(row('sth_hasStudents')).toMatchObject({ previousValue: 'No', currentValue: 'No', changed: false });
     expect(row('sth_postersDisplayed')).toMatchObject({ previousValue: 'Yes', currentValue: '', changed: true });
@@ -655,7 +704,11 @@ describe('review flags across two published bank versions', () => {
     expect(copy.questionBankVersion).toBe(version);
 
     const key = (flag: Pick<NeedsUpdateFlag, 'stepKey' | 'questionId'>) => `${flag.stepKey}:${flag.questionId}`;
-    const byReason = (reason: NeedsUpdateFlag['reason']) => copy.needsUpdate.filter((flag) => flag.reason === reason).map(key).sort();
+    const byReason = (reason: NeedsUpdateFlag['reason']) =>
+      copy.needsUpdate
+        .filter((flag) => flag.reason === reason)
+        .map(key)
+        .sort();
     expect(byReason('new')).toEqual([`attendancePlan:${newQuestion.id}`]);
     expect(byReason('changed')).toEqual(['attendancePlan:att_barriers', 'attendancePlan:att_outreachMethod']);
     // Revisit: every answered, unchanged question about people, dates or targets — no more, no less.
@@ -695,7 +748,10 @@ describe('review flags across two published bank versions', () => {
     // Other schools' principals cannot clear flags.
     expect((await riversidePrincipal.post(`/api/forms/${copy.id}/review-flag`, { questionId: 'att_barriers' })).status).toBe(403);
     // Plans still on the old version are not re-flagged.
-    const untouched = await db().select({ id: plans.id, needsUpdate: plans.needsUpdate }).from(plans).where(inArray(plans.id, [source.id]));
+    const untouched = await db()
+      .select({ id: plans.id, needsUpdate: plans.needsUpdate })
+      .from(plans)
+      .where(inArray(plans.id, [source.id]));
     expect(untouched[0]!.needsUpdate).toEqual([]);
   });
 });

@@ -61,7 +61,9 @@ async function insertPlan(fields: Partial<typeof plans.$inferInsert> = {}): Prom
       questionBankVersion: BUNDLED_BANK.version,
       ...fields,
     });
-  await db().insert(planSteps).values(STEP_KEYS.map((stepKey) => ({ formId: id, stepKey })));
+  await db()
+    .insert(planSteps)
+    .values(STEP_KEYS.map((stepKey) => ({ formId: id, stepKey })));
   return id;
 }
 
@@ -343,7 +345,12 @@ describe('creating plans', () => {
       expect(response.status, JSON.stringify(response.body)).toBe(409);
       expect(response.body).toMatchObject({ error: expect.any(String), existingFormId: existing!.id });
     }
-    expect(await db().select().from(plans).where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, current)))).toHaveLength(1);
+    expect(
+      await db()
+        .select()
+        .from(plans)
+        .where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, current))),
+    ).toHaveLength(1);
   });
 
   it('initialOwnerEmail: a principal may not choose it (403); it must name a principal (400); a Super Admin sets the owner', async () => {
@@ -378,7 +385,9 @@ describe('notifications', () => {
   it('a review and a comment notify the owner and the principal; read state is stored; others’ ids are 404', async () => {
     const id = await insertPlan({ status: 'submitted' });
     expect((await admin.put(`/api/forms/${id}`, { action: 'review', status: 'under_review' })).status).toBe(200);
-    expect((await admin.post(`/api/forms/${id}/comments`, { comment: 'Please add the liaison', stepKey: 'temporaryHousing', questionId: 'sth_liaison' })).status).toBe(200);
+    expect(
+      (await admin.post(`/api/forms/${id}/comments`, { comment: 'Please add the liaison', stepKey: 'temporaryHousing', questionId: 'sth_liaison' })).status,
+    ).toBe(200);
 
     const aboutPlan = async (client: HttpClient) => {
       const response = await client.get('/api/notifications');
@@ -422,11 +431,28 @@ async function auditOf(targetId: string) {
  * Each plan mutation on a fresh plan, with the client that makes it, the signed-in user recorded
  * as actor, and the action name expected in audit_logs.
  */
-type Mutation = { name: string; action: string | RegExp; actor: () => UserRow; run: (id: string) => Promise<{ status: number; body: any }>; plan?: Partial<typeof plans.$inferInsert> };
+type Mutation = {
+  name: string;
+  action: string | RegExp;
+  actor: () => UserRow;
+  run: (id: string) => Promise<{ status: number; body: any }>;
+  plan?: Partial<typeof plans.$inferInsert>;
+};
 const MUTATIONS: Mutation[] = [
-  { name: 'update metadata', action: 'plan.update', actor: () => user.principal, run: (id) => principal.put(`/api/forms/${id}`, { action: 'update', assignedTo: 'audit@example.org' }) },
+  {
+    name: 'update metadata',
+    action: 'plan.update',
+    actor: () => user.principal,
+    run: (id) => principal.put(`/api/forms/${id}`, { action: 'update', assignedTo: 'audit@example.org' }),
+  },
   { name: 'submit', action: 'plan.submit', actor: () => user.owner, run: (id) => owner.put(`/api/forms/${id}`, { action: 'submit' }) },
-  { name: 'review', action: 'plan.review', actor: () => user.admin, plan: { status: 'submitted' }, run: (id) => admin.put(`/api/forms/${id}`, { action: 'review', status: 'under_review' }) },
+  {
+    name: 'review',
+    action: 'plan.review',
+    actor: () => user.admin,
+    plan: { status: 'submitted' },
+    run: (id) => admin.put(`/api/forms/${id}`, { action: 'review', status: 'under_review' }),
+  },
   { name: 'attest', action: 'plan.attest', actor: () => user.principal, run: (id) => principal.post(`/api/forms/${id}/attest`, { name: 'Elena Rodriguez' }) },
   {
     name: 'mark a review flag reviewed',
@@ -435,7 +461,12 @@ const MUTATIONS: Mutation[] = [
     plan: { needsUpdate: FLAGS },
     run: (id) => principal.post(`/api/forms/${id}/review-flag`, { questionId: 'att_coordinatorName', stepKey: 'attendancePlan' }),
   },
-  { name: 'e-mail share', action: 'plan.email-share', actor: () => user.admin, run: (id) => admin.post(`/api/forms/${id}/share`, { sharedWithEmails: [user.teacher.email] }) },
+  {
+    name: 'e-mail share',
+    action: 'plan.email-share',
+    actor: () => user.admin,
+    run: (id) => admin.post(`/api/forms/${id}/share`, { sharedWithEmails: [user.teacher.email] }),
+  },
   {
     name: 'admin share',
     action: 'plan.share',
@@ -451,7 +482,12 @@ const MUTATIONS: Mutation[] = [
       return principal.delete('/api/admin/forms/share', { formId: id, userIds: [user.teacher.id] });
     },
   },
-  { name: 'live override', action: 'plan.live-override', actor: () => user.admin, run: (id) => admin.post('/api/admin/forms/live', { formId: id, live: true }) },
+  {
+    name: 'live override',
+    action: 'plan.live-override',
+    actor: () => user.admin,
+    run: (id) => admin.post('/api/admin/forms/live', { formId: id, live: true }),
+  },
   {
     name: 'transfer ownership',
     action: 'plan.transfer',
@@ -477,7 +513,15 @@ describe('audit records of plan mutations', () => {
     const created = await admin.post('/api/forms', { schoolName: 'Audit Academy', schoolYear: freshYear() });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     const records = await auditOf(created.body.formId);
-    expect(records).toEqual([expect.objectContaining({ action: 'plan.create', targetType: 'plan', targetId: created.body.formId, actorId: user.admin.id, actorEmail: user.admin.email })]);
+    expect(records).toEqual([
+      expect.objectContaining({
+        action: 'plan.create',
+        targetType: 'plan',
+        targetId: created.body.formId,
+        actorId: user.admin.id,
+        actorEmail: user.admin.email,
+      }),
+    ]);
   });
 
   it.each(MUTATIONS.map((m) => [m.name, m] as const))('%s writes an audit record (action, target id, actor)', async (_name, mutation) => {
@@ -525,7 +569,11 @@ describe('transfer ownership', () => {
       transferredAt: expect.any(String),
     };
     expect(first.body.transferHistory).toEqual([firstRecord]);
-    expect(await planRow(id)).toMatchObject({ userId: user.riversidePrincipal.id, principalEmail: user.riversidePrincipal.email, transferHistory: [firstRecord] });
+    expect(await planRow(id)).toMatchObject({
+      userId: user.riversidePrincipal.id,
+      principalEmail: user.riversidePrincipal.email,
+      transferHistory: [firstRecord],
+    });
 
     // The previous owner (a teacher) loses the plan; the new owner has it.
     expect((await owner.get(`/api/forms/${id}`)).status).toBe(403);
@@ -535,7 +583,13 @@ describe('transfer ownership', () => {
     expect(second.status, JSON.stringify(second.body)).toBe(200);
     expect((await planRow(id))!.transferHistory).toEqual([
       firstRecord,
-      { ...firstRecord, fromUserId: user.riversidePrincipal.id, fromEmail: user.riversidePrincipal.email, toUserId: user.principal.id, toEmail: user.principal.email },
+      {
+        ...firstRecord,
+        fromUserId: user.riversidePrincipal.id,
+        fromEmail: user.riversidePrincipal.email,
+        toUserId: user.principal.id,
+        toEmail: user.principal.email,
+      },
     ]);
     expect(await planRow(id)).toMatchObject({ userId: user.principal.id, principalEmail: user.principal.email });
   });

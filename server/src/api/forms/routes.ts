@@ -21,7 +21,15 @@ import { duplicatePlan } from '../../domain/plans/duplicatePlan.ts';
 import { comparePlans } from '../../domain/plans/comparePlans.ts';
 import { completedStepsOf, presentPlanSummary } from '../../presenters/plan.ts';
 import { compareQuerySchema, duplicateSchema } from '@csp/shared/api/forms';
-import { attestSchema, createFormSchema, emailShareSchema, listFormsQuerySchema, reviewFlagSchema, transferSchema, updateFormSchema } from '@csp/shared/api/forms';
+import {
+  attestSchema,
+  createFormSchema,
+  emailShareSchema,
+  listFormsQuerySchema,
+  reviewFlagSchema,
+  transferSchema,
+  updateFormSchema,
+} from '@csp/shared/api/forms';
 
 const callerOf = (ctx: Context): Caller => ({ auth: authOf(ctx), ip: ctx.ip });
 

@@ -22,7 +22,10 @@ export function notificationsRoutes({ storage }: Services): Router {
     const user = authOf(ctx).actor;
     const { notificationId } = parse(markNotificationReadSchema, ctx.request.body);
     const mine = and(eq(notifications.id, notificationId), eq(notifications.userId, user.id));
-    await storage.db.update(notifications).set({ readAt: new Date() }).where(and(mine, isNull(notifications.readAt)));
+    await storage.db
+      .update(notifications)
+      .set({ readAt: new Date() })
+      .where(and(mine, isNull(notifications.readAt)));
     const [row] = await storage.db.select().from(notifications).where(mine).limit(1);
     if (!row) throw notFound('Notification not found');
     ctx.body = { success: true, notification: presentNotification(row) };

@@ -104,7 +104,12 @@ describe('POST /api/client-errors', () => {
     // Without a userAgent field, the request's User-Agent header is kept.
     const minimal = await client.request('POST', '/api/client-errors', { json: { message: 'Script error.' }, headers: { 'user-agent': 'TestBrowser/1.0' } });
     expect(minimal.status).toBe(200);
-    expect(await storedRow(((await minimal.json()) as { id: string }).id)).toMatchObject({ message: 'Script error.', stack: null, url: null, userAgent: 'TestBrowser/1.0' });
+    expect(await storedRow(((await minimal.json()) as { id: string }).id)).toMatchObject({
+      message: 'Script error.',
+      stack: null,
+      url: null,
+      userAgent: 'TestBrowser/1.0',
+    });
   });
 
   it('bounds sizes: a message over 2000 characters is refused, a long stack, url and user agent are clipped', async () => {
@@ -126,7 +131,14 @@ describe('POST /api/client-errors', () => {
     expect(row.stack).toHaveLength(8000);
     expect(row.url!.length).toBeLessThanOrEqual(2000);
     expect(row.userAgent!.length).toBeLessThanOrEqual(500);
-    expect((await db().select({ id: clientErrors.id }).from(clientErrors).where(eq(clientErrors.message, 'x'.repeat(2001)))).length).toBe(0);
+    expect(
+      (
+        await db()
+          .select({ id: clientErrors.id })
+          .from(clientErrors)
+          .where(eq(clientErrors.message, 'x'.repeat(2001)))
+      ).length,
+    ).toBe(0);
   });
 
   it('refuses the 11th report within 5 minutes from one client address with 429; other addresses still report', async () => {

@@ -76,13 +76,23 @@ describe('question-bank administration', () => {
     const body = await view();
     expect(body.published).toEqual({ version: V1, steps: BUNDLED_BANK.steps });
     expect(body.draft).toBeNull();
-    expect(body.differences).toEqual({ addedQuestions: [], changedQuestions: [], deactivatedQuestions: [], addedSteps: [], changedSteps: [], reorderedSteps: [] });
+    expect(body.differences).toEqual({
+      addedQuestions: [],
+      changedQuestions: [],
+      deactivatedQuestions: [],
+      addedSteps: [],
+      changedSteps: [],
+      reorderedSteps: [],
+    });
     expect(body.versions).toEqual([expect.objectContaining({ version: V1, status: 'published' })]);
 
     for (const client of [principal, teacher]) {
       expect((await client.get(ADMIN_BANK)).status).toBe(403);
       expect((await client.put(`${ADMIN_BANK}/questions/att_barriers`, { title: 'No' })).status).toBe(403);
-      expect((await client.post(`${ADMIN_BANK}/questions`, { stepKey: 'attendancePlan', question: { number: '1', title: 'No', type: 'text', required: false } })).status).toBe(403);
+      expect(
+        (await client.post(`${ADMIN_BANK}/questions`, { stepKey: 'attendancePlan', question: { number: '1', title: 'No', type: 'text', required: false } }))
+          .status,
+      ).toBe(403);
       expect((await client.post(`${ADMIN_BANK}/steps`, { key: 'noStep', title: 'No' })).status).toBe(403);
       expect((await client.put(`${ADMIN_BANK}/steps/attendancePlan`, { title: 'No' })).status).toBe(403);
       expect((await client.post(`${ADMIN_BANK}/questions/att_barriers/active`, { active: false })).status).toBe(403);
@@ -95,7 +105,10 @@ describe('question-bank administration', () => {
 
   it('updates whitelisted fields of a question in the draft, leaving the published bank as it is', async () => {
     const before = questionOf(BUNDLED_BANK, 'att_barriers');
-    const { status, body } = await admin.put(`${ADMIN_BANK}/questions/att_barriers`, { title: 'Which barriers did you find this year?', help: 'Think of transport and health.' });
+    const { status, body } = await admin.put(`${ADMIN_BANK}/questions/att_barriers`, {
+      title: 'Which barriers did you find this year?',
+      help: 'Think of transport and health.',
+    });
     expect(status).toBe(200);
     expect(body.version).toBe(V1 + 1);
     expect(questionOf(body, 'att_barriers')).toEqual({ ...before, title: 'Which barriers did you find this year?', help: 'Think of transport and health.' });
@@ -105,7 +118,10 @@ describe('question-bank administration', () => {
     expect(current.draft!.version).toBe(V1 + 1);
     expect(questionOf(current.draft, 'att_barriers').title).toBe('Which barriers did you find this year?');
     expect(current.differences.changedQuestions).toEqual(['att_barriers']);
-    expect(current.versions.map((v) => [v.version, v.status])).toEqual([[V1, 'published'], [V1 + 1, 'draft']]);
+    expect(current.versions.map((v) => [v.version, v.status])).toEqual([
+      [V1, 'published'],
+      [V1 + 1, 'draft'],
+    ]);
 
     // null removes an optional field.
     const removed = await admin.put(`${ADMIN_BANK}/questions/att_barriers`, { help: null });
@@ -114,7 +130,10 @@ describe('question-bank administration', () => {
     // A select's options and a question's type change together.
     const retyped = await admin.put(`${ADMIN_BANK}/questions/att_lastYearRate`, {
       type: 'select',
-      options: [{ value: 'below-90', label: 'Below 90%' }, { value: '90-or-more', label: '90% or more' }],
+      options: [
+        { value: 'below-90', label: 'Below 90%' },
+        { value: '90-or-more', label: '90% or more' },
+      ],
     });
     expect(retyped.status).toBe(200);
     expect(questionOf(retyped.body, 'att_lastYearRate')).toMatchObject({ type: 'select', options: [{ value: 'below-90' }, { value: '90-or-more' }] });
@@ -149,7 +168,15 @@ describe('question-bank administration', () => {
       [`${ADMIN_BANK}/questions/att_barriers`, { title: null }],
       // A select without options, options on a text question, a table without columns.
       [`${ADMIN_BANK}/questions/att_strategy`, { type: 'select' }],
-      [`${ADMIN_BANK}/questions/att_strategy`, { options: [{ value: 'a', label: 'A' }, { value: 'b', label: 'B' }] }],
+      [
+        `${ADMIN_BANK}/questions/att_strategy`,
+        {
+          options: [
+            { value: 'a', label: 'A' },
+            { value: 'b', label: 'B' },
+          ],
+        },
+      ],
       [`${ADMIN_BANK}/questions/att_strategy`, { type: 'table' }],
       // A gate on a text question; a condition on a question of another step.
       [`${ADMIN_BANK}/questions/att_strategy`, { gatesFollowing: true }],
@@ -159,7 +186,10 @@ describe('question-bank administration', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(response.body.error).toMatch(/invalid/i);
     }
-    const invalidNew = await admin.post(`${ADMIN_BANK}/questions`, { stepKey: 'attendancePlan', question: { number: '6x', title: 'Pick one', type: 'select', required: false } });
+    const invalidNew = await admin.post(`${ADMIN_BANK}/questions`, {
+      stepKey: 'attendancePlan',
+      question: { number: '6x', title: 'Pick one', type: 'select', required: false },
+    });
     expect(invalidNew.status).toBe(400);
     expect((await view()).draft).toEqual(draftBefore);
     expect(await auditCount()).toBe(audits);
@@ -174,7 +204,14 @@ describe('question-bank administration', () => {
     expect(first.status).toBe(200);
     const step = stepOf(first.body, 'afterSchoolPrograms');
     const added = step.questions[0]!;
-    expect(added).toEqual({ id: expect.stringMatching(/^q_[0-9a-f]{12}$/), number: '12.0', title: 'Who coordinates after-school programs?', type: 'text', required: false, reviewYearly: true });
+    expect(added).toEqual({
+      id: expect.stringMatching(/^q_[0-9a-f]{12}$/),
+      number: '12.0',
+      title: 'Who coordinates after-school programs?',
+      type: 'text',
+      required: false,
+      reviewYearly: true,
+    });
     expect(step.questions.slice(1).map((q) => q.id)).toEqual(stepOf(BUNDLED_BANK, 'afterSchoolPrograms').questions.map((q) => q.id));
 
     const second = await admin.post(`${ADMIN_BANK}/questions`, {
@@ -192,15 +229,31 @@ describe('question-bank administration', () => {
     expect((await view()).differences.addedQuestions.sort()).toEqual([added.id, last.id].sort());
 
     // The caller cannot choose the id, nor add to a step that does not exist.
-    expect((await admin.post(`${ADMIN_BANK}/questions`, { stepKey: 'afterSchoolPrograms', question: { id: 'asp_mine', number: '1', title: 'x', type: 'text', required: false } })).status).toBe(400);
-    expect((await admin.post(`${ADMIN_BANK}/questions`, { stepKey: 'noSuchStep', question: { number: '1', title: 'x', type: 'text', required: false } })).status).toBe(404);
-    expect((await admin.post(`${ADMIN_BANK}/questions`, { stepKey: 'afterSchoolPrograms', question: { number: '1', title: 'x', type: 'text' } })).status).toBe(400);
+    expect(
+      (
+        await admin.post(`${ADMIN_BANK}/questions`, {
+          stepKey: 'afterSchoolPrograms',
+          question: { id: 'asp_mine', number: '1', title: 'x', type: 'text', required: false },
+        })
+      ).status,
+    ).toBe(400);
+    expect(
+      (await admin.post(`${ADMIN_BANK}/questions`, { stepKey: 'noSuchStep', question: { number: '1', title: 'x', type: 'text', required: false } })).status,
+    ).toBe(404);
+    expect((await admin.post(`${ADMIN_BANK}/questions`, { stepKey: 'afterSchoolPrograms', question: { number: '1', title: 'x', type: 'text' } })).status).toBe(
+      400,
+    );
   });
 
   it('adds a step and edits a step’s title and intro', async () => {
     const added = await admin.post(`${ADMIN_BANK}/steps`, { key: 'wellnessPlan', title: 'Wellness plan', intro: 'How the school supports wellness.' });
     expect(added.status).toBe(200);
-    expect((added.body as QuestionBank).steps.at(-1)).toEqual({ key: 'wellnessPlan', title: 'Wellness plan', intro: 'How the school supports wellness.', questions: [] });
+    expect((added.body as QuestionBank).steps.at(-1)).toEqual({
+      key: 'wellnessPlan',
+      title: 'Wellness plan',
+      intro: 'How the school supports wellness.',
+      questions: [],
+    });
     expect((await admin.post(`${ADMIN_BANK}/steps`, { key: 'wellnessPlan', title: 'Again' })).status).toBe(409);
     expect((await admin.post(`${ADMIN_BANK}/steps`, { key: 'wellness plan', title: 'Bad key' })).status).toBe(400);
     expect((await admin.post(`${ADMIN_BANK}/steps`, { key: 'otherStep' })).status).toBe(400);
@@ -210,7 +263,10 @@ describe('question-bank administration', () => {
     expect(stepOf(edited.body, 'wellnessPlan')).toMatchObject({ title: 'Student wellness', intro: 'Updated intro.' });
     const intro = await admin.put(`${ADMIN_BANK}/steps/tableOfContents`, { intro: 'Read the whole plan with your team before you sign.' });
     expect(intro.status).toBe(200);
-    expect(stepOf(intro.body, 'tableOfContents')).toMatchObject({ title: stepOf(BUNDLED_BANK, 'tableOfContents').title, intro: 'Read the whole plan with your team before you sign.' });
+    expect(stepOf(intro.body, 'tableOfContents')).toMatchObject({
+      title: stepOf(BUNDLED_BANK, 'tableOfContents').title,
+      intro: 'Read the whole plan with your team before you sign.',
+    });
 
     expect((await admin.put(`${ADMIN_BANK}/steps/tableOfContents`, {})).status).toBe(400);
     expect((await admin.put(`${ADMIN_BANK}/steps/tableOfContents`, { key: 'renamed' })).status).toBe(400);
@@ -297,7 +353,10 @@ describe('publishing and serving versions', () => {
 
     // The draft (from the previous describe) gets a deactivation and a new question too.
     expect((await admin.post(`${ADMIN_BANK}/questions/asp_programs/active`, { active: false })).status).toBe(200);
-    const added = await admin.post(`${ADMIN_BANK}/questions`, { stepKey: 'counselingPlan', question: { number: '14z', title: 'Counseling partner', type: 'text', required: false } });
+    const added = await admin.post(`${ADMIN_BANK}/questions`, {
+      stepKey: 'counselingPlan',
+      question: { number: '14z', title: 'Counseling partner', type: 'text', required: false },
+    });
     newQuestionId = stepOf(added.body, 'counselingPlan').questions.at(-1)!.id;
     const draft = (await view()).draft!;
 
@@ -309,7 +368,14 @@ describe('publishing and serving versions', () => {
     const after = await view();
     expect(after.published).toEqual(draft);
     expect(after.draft).toEqual({ version: draft.version + 1, steps: draft.steps });
-    expect(after.differences).toEqual({ addedQuestions: [], changedQuestions: [], deactivatedQuestions: [], addedSteps: [], changedSteps: [], reorderedSteps: [] });
+    expect(after.differences).toEqual({
+      addedQuestions: [],
+      changedQuestions: [],
+      deactivatedQuestions: [],
+      addedSteps: [],
+      changedSteps: [],
+      reorderedSteps: [],
+    });
     expect(after.versions.map((v) => [v.version, v.status, v.schoolYear])).toEqual([
       [V1, 'archived', null],
       [published, 'published', PINNED_YEAR],
@@ -400,10 +466,23 @@ describe('publishing and serving versions', () => {
     const sourceId = newId();
     const [owner] = await db().select().from(users).where(eq(users.email, 'principal.harbor@example.org'));
     const programs = { headers: ['Program', 'Grade level', 'Timeline'], rows: [['Robotics', '6-8', 'Fall']] };
-    await db().insert(plans).values({ id: sourceId, schoolName: 'Harbor View Academy', schoolYear: '2700-2701', userId: owner!.id, principalEmail: owner!.email, questionBankVersion: V1 });
+    await db().insert(plans).values({
+      id: sourceId,
+      schoolName: 'Harbor View Academy',
+      schoolYear: '2700-2701',
+      userId: owner!.id,
+      principalEmail: owner!.email,
+      questionBankVersion: V1,
+    });
     await db()
       .insert(planSteps)
-      .values(BUNDLED_BANK.steps.map((step) => ({ formId: sourceId, stepKey: step.key, data: (step.key === 'afterSchoolPrograms' ? { asp_offersPrograms: true, asp_programs: programs } : {}) as StepAnswers })));
+      .values(
+        BUNDLED_BANK.steps.map((step) => ({
+          formId: sourceId,
+          stepKey: step.key,
+          data: (step.key === 'afterSchoolPrograms' ? { asp_offersPrograms: true, asp_programs: programs } : {}) as StepAnswers,
+        })),
+      );
     expect((await admin.put('/api/school-year', { schoolYear: '2702-2703', questionBankVersion: published })).status).toBe(200);
     const copy = await principal.post(`/api/forms/${sourceId}/duplicate`, { schoolYear: '2702-2703' });
     expect(copy.status).toBe(200);
@@ -425,7 +504,10 @@ describe('publishing and serving versions', () => {
     // plan before, so its first request checks the key it assumed against the plan row.
     const YEAR = '2703-2704';
     expect((await admin.post(`${ADMIN_BANK}/steps`, { key: 'wellnessPlan', title: 'Wellness plan' })).status).toBe(200);
-    const added = await admin.post(`${ADMIN_BANK}/questions`, { stepKey: 'wellnessPlan', question: { number: '1', title: 'Wellness lead', type: 'text', required: false } });
+    const added = await admin.post(`${ADMIN_BANK}/questions`, {
+      stepKey: 'wellnessPlan',
+      question: { number: '1', title: 'Wellness lead', type: 'text', required: false },
+    });
     const leadId = stepOf(added.body, 'wellnessPlan').questions[0]!.id;
     expect((await admin.post(`${ADMIN_BANK}/publish`, { schoolYear: YEAR })).status).toBe(200);
     const stepNumber = BUNDLED_BANK.steps.length + 1;
@@ -434,11 +516,18 @@ describe('publishing and serving versions', () => {
     expect(created.status).toBe(200);
     const planId: string = created.body.formId;
     // An answer stored before this server reads the plan (as a copy or another process would).
-    await db().update(planSteps).set({ data: { [leadId]: 'Ms. Okafor' } }).where(and(eq(planSteps.formId, planId), eq(planSteps.stepKey, 'wellnessPlan')));
+    await db()
+      .update(planSteps)
+      .set({ data: { [leadId]: 'Ms. Okafor' } })
+      .where(and(eq(planSteps.formId, planId), eq(planSteps.stepKey, 'wellnessPlan')));
     const read = await principal.get(`/api/forms/${planId}/step/${stepNumber}`);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ stepKey: 'wellnessPlan', stepNumber, stepData: { data: { [leadId]: 'Ms. Okafor' } } });
-    const saved = await principal.put(`/api/forms/${planId}/step/${stepNumber}`, { stepData: { data: { [leadId]: 'Mr. Tan' } }, lastUpdated: null, mergeStrategy: 'last-write-wins' });
+    const saved = await principal.put(`/api/forms/${planId}/step/${stepNumber}`, {
+      stepData: { data: { [leadId]: 'Mr. Tan' } },
+      lastUpdated: null,
+      mergeStrategy: 'last-write-wins',
+    });
     expect(saved.status).toBe(200);
     expect(saved.body).toMatchObject({ stepKey: 'wellnessPlan', stepNumber, stepData: { data: { [leadId]: 'Mr. Tan' } }, revisionCount: 1 });
     const first = await principal.get(`/api/forms/${planId}/step/1`);

@@ -45,7 +45,9 @@ export function questionBankAdminRoutes(services: Services): Router {
       published: asBank(published),
       draft: asBank(draft),
       differences: describeBankChanges(asBank(published), asBank(draft)),
-      versions: rows.map((row) => ({ version: row.version, status: row.status, schoolYear: row.schoolYear, publishedAt: row.publishedAt?.toISOString() ?? null })).sort((a, b) => a.version - b.version),
+      versions: rows
+        .map((row) => ({ version: row.version, status: row.status, schoolYear: row.schoolYear, publishedAt: row.publishedAt?.toISOString() ?? null }))
+        .sort((a, b) => a.version - b.version),
     };
   });
 
@@ -128,7 +130,10 @@ export function questionBankAdminRoutes(services: Services): Router {
   router.delete('/draft', async (ctx) => {
     const caller = superAdmin(ctx);
     await db.transaction(async (tx) => {
-      const removed = await tx.delete(questionBankVersions).where(eq(questionBankVersions.status, 'draft')).returning({ version: questionBankVersions.version });
+      const removed = await tx
+        .delete(questionBankVersions)
+        .where(eq(questionBankVersions.status, 'draft'))
+        .returning({ version: questionBankVersions.version });
       await recordAudit(tx, caller, { action: 'questionBank.discard', targetType: 'questionBank', targetId: removed[0] ? String(removed[0].version) : null });
     });
     ctx.body = { success: true };

@@ -67,10 +67,19 @@ const reportColumns = BUNDLED_BANK.steps
 const HEADER = ['School', 'Principal', 'E-mail', 'Status', 'Year', ...reportColumns.map(({ question }) => `${question.number} ${question.title}`)];
 const columnOf = (questionId: string) => 5 + reportColumns.findIndex(({ question }) => question.id === questionId);
 
-async function insertPlan(schoolName: string, schoolYear: string, fields: Partial<typeof plans.$inferInsert>, answers: Record<string, StepAnswers> = {}): Promise<string> {
+async function insertPlan(
+  schoolName: string,
+  schoolYear: string,
+  fields: Partial<typeof plans.$inferInsert>,
+  answers: Record<string, StepAnswers> = {},
+): Promise<string> {
   const id = newId();
-  await db().insert(plans).values({ id, schoolName, schoolYear, questionBankVersion: BUNDLED_BANK.version, ...fields });
-  await db().insert(planSteps).values(BUNDLED_BANK.steps.map((step) => ({ formId: id, stepKey: step.key, data: answers[step.key] ?? {} })));
+  await db()
+    .insert(plans)
+    .values({ id, schoolName, schoolYear, questionBankVersion: BUNDLED_BANK.version, ...fields });
+  await db()
+    .insert(planSteps)
+    .values(BUNDLED_BANK.steps.map((step) => ({ formId: id, stepKey: step.key, data: answers[step.key] ?? {} })));
   return id;
 }
 
@@ -101,7 +110,13 @@ describe('GET /api/admin/reports/year.csv', () => {
           att_coordinatorName: '=HYPERLINK("http://evil.example","click")',
           att_hasCommittee: true,
           att_outreachMethod: 'phone-call',
-          att_roles: { headers: ['Role', 'Name'], rows: [['Coordinator', ' Ana Diaz '], ['', '']] },
+          att_roles: {
+            headers: ['Role', 'Name'],
+            rows: [
+              ['Coordinator', ' Ana Diaz '],
+              ['', ''],
+            ],
+          },
           att_rateTarget: '+93%',
           att_lastYearRate: '-5',
           att_barriers: '@SUM(A1:A9)',
@@ -113,7 +128,12 @@ describe('GET /api/admin/reports/year.csv', () => {
       },
     );
     await insertPlan('Beta School', REPORT_YEAR, { status: 'draft', principalEmail: null });
-    await insertPlan('=Gamma School', REPORT_YEAR, { status: 'submitted', principalEmail: 'nobody@example.org' }, { counselingPlan: { csl_averageCaseload: '=1+1' } });
+    await insertPlan(
+      '=Gamma School',
+      REPORT_YEAR,
+      { status: 'submitted', principalEmail: 'nobody@example.org' },
+      { counselingPlan: { csl_averageCaseload: '=1+1' } },
+    );
   });
 
   it('has a header and one row per plan of the year, values normalised, formula-looking cells neutralised', async () => {
@@ -144,7 +164,11 @@ describe('GET /api/admin/reports/year.csv', () => {
     expect(text).not.toContain('not in the report');
 
     expect(bySchool('Beta School').slice(0, 5)).toEqual(['Beta School', '', '', 'draft', REPORT_YEAR]);
-    expect(bySchool('Beta School').slice(5).every((cell) => cell === '')).toBe(true);
+    expect(
+      bySchool('Beta School')
+        .slice(5)
+        .every((cell) => cell === ''),
+    ).toBe(true);
     // A school name that looks like a formula is neutralised too; an unknown principal has no name.
     const gamma = bySchool(`'=Gamma School`);
     expect(gamma.slice(0, 5)).toEqual([`'=Gamma School`, '', 'nobody@example.org', 'submitted', REPORT_YEAR]);
@@ -156,7 +180,12 @@ describe('GET /api/admin/reports/year.csv', () => {
   it('defaults to the current year; a year without plans has only the header', async () => {
     const current = parseCsv((await getCsv(admin)).text);
     expect(current[0]).toEqual(HEADER);
-    expect(current.slice(1).map((row) => [row[0], row[4]]).sort()).toEqual([
+    expect(
+      current
+        .slice(1)
+        .map((row) => [row[0], row[4]])
+        .sort(),
+    ).toEqual([
       ['Harbor View Academy', CURRENT],
       ['Riverside Learning Center', CURRENT],
     ]);
@@ -193,13 +222,15 @@ describe('GET /api/admin/reports/timeline', () => {
     expect(status).toBe(200);
     expect(body.schoolYear).toBe(TIMELINE_YEAR);
     expect(body.statusCounts).toEqual({ approved: 1, draft: 1 });
-    expect(body.events.map((event: Record<string, unknown>) => [event.action, event.formId, event.schoolName, event.from, event.to, event.actorEmail])).toEqual([
-      ['plan.create', harborId, 'Harbor View Academy', null, 'draft', 'superadmin@example.org'],
-      ['plan.submit', harborId, 'Harbor View Academy', 'draft', 'submitted', 'principal.harbor@example.org'],
-      ['plan.review', harborId, 'Harbor View Academy', 'submitted', 'under_review', 'superadmin@example.org'],
-      ['plan.review', harborId, 'Harbor View Academy', 'under_review', 'approved', 'superadmin@example.org'],
-      ['plan.duplicate', copied.body.formId, 'Riverside Learning Center', null, 'draft', 'superadmin@example.org'],
-    ]);
+    expect(body.events.map((event: Record<string, unknown>) => [event.action, event.formId, event.schoolName, event.from, event.to, event.actorEmail])).toEqual(
+      [
+        ['plan.create', harborId, 'Harbor View Academy', null, 'draft', 'superadmin@example.org'],
+        ['plan.submit', harborId, 'Harbor View Academy', 'draft', 'submitted', 'principal.harbor@example.org'],
+        ['plan.review', harborId, 'Harbor View Academy', 'submitted', 'under_review', 'superadmin@example.org'],
+        ['plan.review', harborId, 'Harbor View Academy', 'under_review', 'approved', 'superadmin@example.org'],
+        ['plan.duplicate', copied.body.formId, 'Riverside Learning Center', null, 'draft', 'superadmin@example.org'],
+      ],
+    );
     const times = body.events.map((event: { at: string }) => Date.parse(event.at));
     expect(times.every((time: number) => Number.isFinite(time))).toBe(true);
     expect([...times].sort((a, b) => a - b)).toEqual(times);
@@ -240,7 +271,12 @@ describe('GET /api/admin/health', () => {
       plans: await number(db().select({ n: count() }).from(plans)),
       sessions: await number(db().select({ n: count() }).from(sessions).where(gt(sessions.expiresAt, new Date()))),
       collabDocuments: await number(db().select({ n: count() }).from(collabDocuments)),
-      clientErrorsToday: await number(db().select({ n: count() }).from(clientErrors).where(sql`${clientErrors.createdAt} > now() - interval '1 day'`)),
+      clientErrorsToday: await number(
+        db()
+          .select({ n: count() })
+          .from(clientErrors)
+          .where(sql`${clientErrors.createdAt} > now() - interval '1 day'`),
+      ),
     });
     expect(body.counts.sessions).toBeGreaterThanOrEqual(4);
     expect(body.counts.clientErrorsToday).toBeGreaterThanOrEqual(1);
@@ -248,7 +284,11 @@ describe('GET /api/admin/health', () => {
 
     // One entry per migration of the journal, named by the hash of its SQL.
     expect(body.migrations.map((migration: { hash: string }) => migration.hash)).toEqual(
-      journal.entries.map((entry) => createHash('sha256').update(readFileSync(new URL(`${entry.tag}.sql`, migrationsFolder), 'utf8')).digest('hex')),
+      journal.entries.map((entry) =>
+        createHash('sha256')
+          .update(readFileSync(new URL(`${entry.tag}.sql`, migrationsFolder), 'utf8'))
+          .digest('hex'),
+      ),
     );
     for (const migration of body.migrations) expect(Number.isNaN(Date.parse(migration.generatedAt))).toBe(false);
     expect(body.process).toMatchObject({ pid: expect.any(Number), uptimeSeconds: expect.any(Number), rssBytes: expect.any(Number), node: process.version });

@@ -54,12 +54,18 @@ async function insertPlan(schoolName: string, schoolYear: string, ownerEmail: st
   const [owner] = await db().select().from(users).where(eq(users.email, ownerEmail));
   const id = newId();
   await db().insert(plans).values({ id, schoolName, schoolYear, userId: owner!.id, principalEmail: owner!.email, questionBankVersion: BUNDLED_BANK.version });
-  await db().insert(planSteps).values(STEP_KEYS.map((stepKey) => ({ formId: id, stepKey })));
+  await db()
+    .insert(planSteps)
+    .values(STEP_KEYS.map((stepKey) => ({ formId: id, stepKey })));
   return id;
 }
 
 const saveAttendance = (client: HttpClient, formId: string, value: string) =>
-  client.put(`/api/forms/${formId}/step/${ATTENDANCE_STEP}`, { stepData: { data: { att_coordinatorName: value } }, lastUpdated: null, mergeStrategy: 'last-write-wins' });
+  client.put(`/api/forms/${formId}/step/${ATTENDANCE_STEP}`, {
+    stepData: { data: { att_coordinatorName: value } },
+    lastUpdated: null,
+    mergeStrategy: 'last-write-wins',
+  });
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -105,7 +111,13 @@ describe('GET /api/school-year', () => {
     // A year nobody set up: defaults, not stored, nothing created by reading it.
     const unknown = await principal.get('/api/school-year?schoolYear=1980-1981');
     expect(unknown.status).toBe(200);
-    expect(unknown.body).toMatchObject({ schoolYear: '1980-1981', archived: false, stored: false, term: schoolYearTerm('1980-1981'), planCounts: { total: 0, unfinished: 0, liveOverrides: 0 } });
+    expect(unknown.body).toMatchObject({
+      schoolYear: '1980-1981',
+      archived: false,
+      stored: false,
+      term: schoolYearTerm('1980-1981'),
+      planCounts: { total: 0, unfinished: 0, liveOverrides: 0 },
+    });
     expect(await settingsRow('1980-1981')).toBeUndefined();
   });
 

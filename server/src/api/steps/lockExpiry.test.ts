@@ -8,7 +8,6 @@ import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, readStep, saveBody, sleep, stepPath, stepRow, userIdOf, lockOf } from './steps.testkit.ts';
 
-
 /** Polls (bounded) until the step's lock is gone; the TTL is the only thing that can free it here. */
 async function waitForLockGone(client: HttpClient, formId: string, stepNumber: number, limitMs = 15_000): Promise<void> {
   const deadline = Date.now() + limitMs;

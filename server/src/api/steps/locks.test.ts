@@ -9,7 +9,6 @@ import type { HttpClient } from '../../testing/httpClient.ts';
 import {
   HARBOR,
   PRINCIPAL_HARBOR,
-  PRINCIPAL_RIVERSIDE,
   RIVERSIDE,
   SUPERADMIN,
   planIdOf,
@@ -23,7 +22,6 @@ import {
   locksOf,
   STEP_CAST,
 } from './steps.testkit.ts';
-
 
 describe('step locks (default 300 s TTL)', () => {
   let server: TestServer;

@@ -113,7 +113,14 @@ describe('presence', () => {
     const unknownStep = await register(tab1, { stepKey: 'principalLetter' });
     expect(unknownStep.status).toBe(404);
     expect(typeof unknownStep.body.error).toBe('string');
-    for (const body of [{ stepKey: 5 }, { stepKey: '1attendance' }, { stepKey: 'attendance-plan' }, { stepKey: 'attendancePlan', extra: true }, [], 'attendancePlan']) {
+    for (const body of [
+      { stepKey: 5 },
+      { stepKey: '1attendance' },
+      { stepKey: 'attendance-plan' },
+      { stepKey: 'attendancePlan', extra: true },
+      [],
+      'attendancePlan',
+    ]) {
       const response = await register(tab1, body);
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(typeof response.body.error).toBe('string');

@@ -89,13 +89,15 @@ describe('20 concurrent saves of different fields by the lock holder', () => {
       expect(Object.values(row.fieldRevisions).sort((a, b) => a - b)).toEqual(revisions);
 
       // Second round: 4 unchanged resends and 4 changes at once; only the changes make revisions.
-      const secondValue = (q: (typeof concurrentFields)[number]) =>
-        q.type === 'select' ? validAnswer(q, concurrentFields.indexOf(q) + 1) : `${q.id} second`;
+      const secondValue = (q: (typeof concurrentFields)[number]) => (q.type === 'select' ? validAnswer(q, concurrentFields.indexOf(q) + 1) : `${q.id} second`);
       const unchanged = concurrentFields.slice(0, 4);
       const changed = concurrentFields.slice(4, 8);
       const round2 = await Promise.all([
         ...unchanged.map((q, i) =>
-          tabs[i % tabs.length]!.put(stepPath(formId, CONCURRENT_STEP), saveBody({ [q.id]: values.get(q.id) }, { mergeStrategy: strategy, revisionCount: read.revisionCount })),
+          tabs[i % tabs.length]!.put(
+            stepPath(formId, CONCURRENT_STEP),
+            saveBody({ [q.id]: values.get(q.id) }, { mergeStrategy: strategy, revisionCount: read.revisionCount }),
+          ),
         ),
         ...changed.map((q, i) =>
           tabs[i % tabs.length]!.put(
@@ -141,7 +143,10 @@ async function staleScenario(seedY = false) {
   // B's write must carry a later timestamp than A's base.
   await sleep(5);
   const loadedByB = await readStep(b, formId, STEP);
-  const saveB = await b.put(stepPath(formId, STEP), saveBody({ [X]: 'from B' }, { revisionCount: loadedByB.revisionCount, lastUpdated: loadedByB.lastUpdated }));
+  const saveB = await b.put(
+    stepPath(formId, STEP),
+    saveBody({ [X]: 'from B' }, { revisionCount: loadedByB.revisionCount, lastUpdated: loadedByB.lastUpdated }),
+  );
   expect(saveB.status).toBe(200);
   expect(saveB.body.revisionCount).toBe(2);
   return { formId, a, b, loadedByA, afterB: await readStep(b, formId, STEP) };
@@ -156,7 +161,10 @@ describe.each(['revisionCount', 'lastUpdated'] as const)('merge strategies with 
   it('reject: 409 with the server state, nothing written; equal values are not conflicts', async () => {
     const { formId, a, loadedByA, afterB } = await staleScenario();
     const before = (await stepRow(server, formId, STEP_KEY))!;
-    const response = await a.put(stepPath(formId, STEP), saveBody({ [X]: 'from A', [Y]: 'A other' }, { mergeStrategy: 'reject', ...baseOf(baseKind, loadedByA) }));
+    const response = await a.put(
+      stepPath(formId, STEP),
+      saveBody({ [X]: 'from A', [Y]: 'A other' }, { mergeStrategy: 'reject', ...baseOf(baseKind, loadedByA) }),
+    );
     expect(response.status, JSON.stringify(response.body)).toBe(409);
     expect(typeof response.body.error).toBe('string');
     expect(response.body.conflict).toBe(true);
@@ -183,7 +191,10 @@ describe.each(['revisionCount', 'lastUpdated'] as const)('merge strategies with 
 
   it('merge: 200 listing the conflict, the server value kept, the other fields written', async () => {
     const { formId, a, loadedByA } = await staleScenario();
-    const response = await a.put(stepPath(formId, STEP), saveBody({ [X]: 'from A', [Y]: 'A other' }, { mergeStrategy: 'merge', ...baseOf(baseKind, loadedByA) }));
+    const response = await a.put(
+      stepPath(formId, STEP),
+      saveBody({ [X]: 'from A', [Y]: 'A other' }, { mergeStrategy: 'merge', ...baseOf(baseKind, loadedByA) }),
+    );
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.conflicts).toEqual([X]);
     expect(response.body.stepData.data).toEqual({ [W]: 'seeded W', [X]: 'from B', [Y]: 'A other' });
@@ -204,7 +215,10 @@ describe.each(['revisionCount', 'lastUpdated'] as const)('merge strategies with 
 
   it('last-write-wins: the stale value is written', async () => {
     const { formId, a, loadedByA } = await staleScenario();
-    const response = await a.put(stepPath(formId, STEP), saveBody({ [X]: 'from A', [Y]: 'A other' }, { mergeStrategy: 'last-write-wins', ...baseOf(baseKind, loadedByA) }));
+    const response = await a.put(
+      stepPath(formId, STEP),
+      saveBody({ [X]: 'from A', [Y]: 'A other' }, { mergeStrategy: 'last-write-wins', ...baseOf(baseKind, loadedByA) }),
+    );
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.conflicts).toBeUndefined();
     const read = await readStep(tabs[2]!, formId, STEP);
@@ -217,7 +231,10 @@ describe.each(['revisionCount', 'lastUpdated'] as const)('merge strategies with 
     // Y was answered before A loaded; only X moved under A. DESIGN.md: "sent fields the server did
     // not change since the client's lastUpdated/revisionCount are written".
     const { formId, a, loadedByA } = await staleScenario(true);
-    const response = await a.put(stepPath(formId, STEP), saveBody({ [X]: 'from A', [Y]: 'A edited Y' }, { mergeStrategy: 'merge', ...baseOf(baseKind, loadedByA) }));
+    const response = await a.put(
+      stepPath(formId, STEP),
+      saveBody({ [X]: 'from A', [Y]: 'A edited Y' }, { mergeStrategy: 'merge', ...baseOf(baseKind, loadedByA) }),
+    );
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.conflicts).toEqual([X]);
     const row = (await stepRow(server, formId, STEP_KEY))!;
@@ -226,7 +243,10 @@ describe.each(['revisionCount', 'lastUpdated'] as const)('merge strategies with 
 
   it('reject: a stale client editing only fields nobody changed since its load is not refused', async () => {
     const { formId, a, loadedByA } = await staleScenario(true);
-    const response = await a.put(stepPath(formId, STEP), saveBody({ [Y]: 'A edited Y', [W]: 'A edited W' }, { mergeStrategy: 'reject', ...baseOf(baseKind, loadedByA) }));
+    const response = await a.put(
+      stepPath(formId, STEP),
+      saveBody({ [Y]: 'A edited Y', [W]: 'A edited W' }, { mergeStrategy: 'reject', ...baseOf(baseKind, loadedByA) }),
+    );
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     const row = (await stepRow(server, formId, STEP_KEY))!;
     expect(row.data).toEqual({ [W]: 'A edited W', [X]: 'from B', [Y]: 'A edited Y' });
@@ -336,7 +356,10 @@ describe('dirty-only writes of table answers', () => {
     const loadedByA = await readStep(a, formId, 5);
     expect((await b.put(stepPath(formId, 5), saveBody({ sp_crisisTeam: crisisTeam }))).status).toBe(200);
     const before = (await stepRow(server, formId, 'suicidePrevention'))!;
-    const response = await a.put(stepPath(formId, 5), saveBody({ sp_crisisTeam: structuredClone(crisisTeam) }, { mergeStrategy: 'reject', revisionCount: loadedByA.revisionCount }));
+    const response = await a.put(
+      stepPath(formId, 5),
+      saveBody({ sp_crisisTeam: structuredClone(crisisTeam) }, { mergeStrategy: 'reject', revisionCount: loadedByA.revisionCount }),
+    );
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.conflicts).toBeUndefined();
     expect(await stepRow(server, formId, 'suicidePrevention')).toEqual(before);
@@ -388,7 +411,12 @@ describe('completion', () => {
     const step = stepAt(7);
     const gateIndex = step.questions.findIndex((q) => q.gatesFollowing);
     expect(step.questions[gateIndex]!.id).toBe('sth_hasStudents');
-    const beforeGate = Object.fromEntries(step.questions.slice(0, gateIndex).filter((q) => q.required).map((q) => [q.id, validAnswer(q, 1)]));
+    const beforeGate = Object.fromEntries(
+      step.questions
+        .slice(0, gateIndex)
+        .filter((q) => q.required)
+        .map((q) => [q.id, validAnswer(q, 1)]),
+    );
     // Answers before the gate, gate unanswered: the gate itself is required.
     expect(await save(7, beforeGate)).toBe(false);
     expect(await save(7, { sth_hasStudents: false })).toBe(true);
@@ -397,7 +425,12 @@ describe('completion', () => {
     // Opening the gate shows required questions that are not answered yet.
     expect(await save(7, { sth_hasStudents: true })).toBe(false);
     expect(await listed()).toEqual(['tableOfContents']);
-    const afterGate = Object.fromEntries(step.questions.slice(gateIndex + 1).filter((q) => q.required).map((q) => [q.id, validAnswer(q, 2)]));
+    const afterGate = Object.fromEntries(
+      step.questions
+        .slice(gateIndex + 1)
+        .filter((q) => q.required)
+        .map((q) => [q.id, validAnswer(q, 2)]),
+    );
     expect(Object.keys(afterGate).length).toBeGreaterThan(0);
     expect(await save(7, afterGate)).toBe(true);
     expect(await completedOf(7)).toBe(true);

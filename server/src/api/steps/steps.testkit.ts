@@ -22,7 +22,14 @@ export const PRINCIPAL_RIVERSIDE = 'principal.riverside@example.org';
  * Who the lock and presence tests sign in, in this order: the Harbor principal in two tabs, the
  * Super Admin, Harbor's coordinator (view only) and teacher (no access), Riverside's principal.
  */
-export const STEP_CAST = [PRINCIPAL_HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, 'coordinator.harbor@example.org', 'teacher.harbor@example.org', PRINCIPAL_RIVERSIDE] as const;
+export const STEP_CAST = [
+  PRINCIPAL_HARBOR,
+  PRINCIPAL_HARBOR,
+  SUPERADMIN,
+  'coordinator.harbor@example.org',
+  'teacher.harbor@example.org',
+  PRINCIPAL_RIVERSIDE,
+] as const;
 
 /** A step of the bundled bank by its 1-based number. */
 export function stepAt(stepNumber: number): Step {

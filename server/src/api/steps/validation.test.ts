@@ -11,7 +11,20 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { auditLogs, comments, notifications, planShares, planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, UNKNOWN_ID, YEAR, planIdOf, planPath, question, readStep, saveBody, stepPath, stepRow } from './steps.testkit.ts';
+import {
+  HARBOR,
+  PRINCIPAL_HARBOR,
+  SUPERADMIN,
+  UNKNOWN_ID,
+  YEAR,
+  planIdOf,
+  planPath,
+  question,
+  readStep,
+  saveBody,
+  stepPath,
+  stepRow,
+} from './steps.testkit.ts';
 
 let server: TestServer;
 let principal: HttpClient;
@@ -54,7 +67,11 @@ async function snapshot() {
     audit: audit.length,
     notificationRows,
     years,
-    locks: (locks.body.locks as { stepKey: string; lockedBy: unknown; lockedAt: string }[]).map(({ stepKey, lockedBy, lockedAt }) => ({ stepKey, lockedBy, lockedAt })),
+    locks: (locks.body.locks as { stepKey: string; lockedBy: unknown; lockedAt: string }[]).map(({ stepKey, lockedBy, lockedAt }) => ({
+      stepKey,
+      lockedBy,
+      lockedAt,
+    })),
     editors: (editors.body.editors as { email: string; stepKey: string | null }[]).map(({ email, stepKey }) => ({ email, stepKey })),
   };
 }
@@ -133,7 +150,10 @@ describe('PUT step: bodies and answers', () => {
     ['boolean for a select question', { att_outreachMethod: true }],
     ['string for a table question', { att_partnerPrograms: 'a table' }],
     [`table with ${TABLE_MAX_ROWS + 1} rows`, { att_partnerPrograms: { headers, rows: Array.from({ length: TABLE_MAX_ROWS + 1 }, () => row()) } }],
-    [`table with ${TABLE_MAX_COLUMNS + 1} columns`, { att_partnerPrograms: { headers: Array.from({ length: TABLE_MAX_COLUMNS + 1 }, (_, i) => `c${i}`), rows: [] } }],
+    [
+      `table with ${TABLE_MAX_COLUMNS + 1} columns`,
+      { att_partnerPrograms: { headers: Array.from({ length: TABLE_MAX_COLUMNS + 1 }, (_, i) => `c${i}`), rows: [] } },
+    ],
     ['table cell a number', { att_partnerPrograms: { headers, rows: [row(1)] } }],
     ['table row not an array', { att_partnerPrograms: { headers, rows: ['a, b, c'] } }],
     ['table without headers', { att_partnerPrograms: { rows: [row()] } }],
@@ -172,7 +192,10 @@ describe('PUT step: bodies and answers', () => {
     const huge = JSON.stringify(saveBody({ att_barriers: 'x'.repeat(1_100_000) }));
     expectClientError(await rawJson(principal, 'PUT', stepPath(formId, STEP), huge), 'over 1 MB', 413);
     expectClientError(await rawJson(principal, 'PUT', stepPath(formId, STEP), 'stepData=1', 'application/x-www-form-urlencoded'), 'form-encoded body');
-    expectClientError(await rawJson(principal, 'PUT', stepPath(formId, STEP), JSON.stringify(saveBody({ att_barriers: 'x' })), 'text/plain'), 'JSON sent as text/plain');
+    expectClientError(
+      await rawJson(principal, 'PUT', stepPath(formId, STEP), JSON.stringify(saveBody({ att_barriers: 'x' })), 'text/plain'),
+      'JSON sent as text/plain',
+    );
     expect(await snapshot()).toEqual(before);
   });
 

@@ -69,7 +69,12 @@ describe('every user mutation writes an audit record', () => {
     });
     expect(written).toHaveLength(1);
     const [log] = (await logs({ targetId: created._id })).logs;
-    expect(log).toMatchObject({ action: 'user.create', targetType: 'user', targetId: created._id, summary: { after: { email, level: 2, schoolName: HARBOR, isActive: true } } });
+    expect(log).toMatchObject({
+      action: 'user.create',
+      targetType: 'user',
+      targetId: created._id,
+      summary: { after: { email, level: 2, schoolName: HARBOR, isActive: true } },
+    });
     expectActor(log!, admin, adminRow);
   });
 
@@ -97,7 +102,12 @@ describe('every user mutation writes an audit record', () => {
     });
     expect(written).toHaveLength(1);
     const [log] = (await logs({ targetId: target.id })).logs;
-    expect(log).toMatchObject({ action: 'user.delete', targetType: 'user', targetId: target.id, summary: { before: { email: target.email, level: 3, schoolName: RIVERSIDE } } });
+    expect(log).toMatchObject({
+      action: 'user.delete',
+      targetType: 'user',
+      targetId: target.id,
+      summary: { before: { email: target.email, level: 3, schoolName: RIVERSIDE } },
+    });
     expectActor(log!, admin, adminRow);
   });
 
@@ -127,7 +137,9 @@ describe('every user mutation writes an audit record', () => {
     const [log] = (await logs({ action: 'user.bulk.level_up' })).logs;
     expect(written.map((r) => r.id)).toContain(log!._id);
     expect(log).toMatchObject({ action: 'user.bulk.level_up', targetType: 'user' });
-    expect(log!.summary.changes).toEqual([{ userId: applied.id, email: applied.email, before: { level: 1, isActive: true }, after: { level: 2, isActive: true } }]);
+    expect(log!.summary.changes).toEqual([
+      { userId: applied.id, email: applied.email, before: { level: 1, isActive: true }, after: { level: 2, isActive: true } },
+    ]);
     expect(log!.summary.refused).toEqual([{ userId: refused.id, error: 'Access denied' }]);
     expectActor(log!, harbor, harborRow);
   });
@@ -141,7 +153,10 @@ describe('every user mutation writes an audit record', () => {
     const mentions = written.filter((r) => r.targetId === target.id || JSON.stringify(r.summary).includes(target.id));
     expect(mentions.length).toBeGreaterThanOrEqual(1);
     // Before/after summary: the deleted user's e-mail must be kept, as DELETE /api/users keeps it.
-    expect(mentions.some((r) => JSON.stringify(r.summary).includes(target.email)), JSON.stringify(mentions.map((r) => r.summary))).toBe(true);
+    expect(
+      mentions.some((r) => JSON.stringify(r.summary).includes(target.email)),
+      JSON.stringify(mentions.map((r) => r.summary)),
+    ).toBe(true);
   });
 
   it('bulk import: the counts of the import', async () => {
@@ -190,7 +205,9 @@ describe('every user mutation writes an audit record', () => {
       expect((await harbor.post('/api/users/create', { name: 'No', email: freshEmail('no'), level: 4, schoolName: HARBOR })).status).toBe(403);
       expect((await admin.post('/api/users/create', { name: 'No', email: 'broken', level: 1, schoolName: HARBOR })).status).toBe(400);
       expect((await admin.put(`/api/users/${otherSchool.id}/permissions`, { permissions: { canFly: true } })).status).toBe(400);
-      expect((await harbor.post('/api/users/bulk-import', { users: [{ name: 'No', email: freshEmail('no'), level: 1, schoolName: HARBOR }] })).status).toBe(403);
+      expect((await harbor.post('/api/users/bulk-import', { users: [{ name: 'No', email: freshEmail('no'), level: 1, schoolName: HARBOR }] })).status).toBe(
+        403,
+      );
     });
     expect(written).toEqual([]);
   });

@@ -61,7 +61,7 @@ describe('POST /api/users/bulk', () => {
     expect((await (await signIn(server.url, l1.email)).get('/api/auth/session')).status).toBe(200);
   });
 
-  it('deactivate: sets isActive false, and the users\' existing sessions answer 401 at once', async () => {
+  it("deactivate: sets isActive false, and the users' existing sessions answer 401 at once", async () => {
     const a = await insertUser(server, { level: 1, schoolName: HARBOR });
     const b = await insertUser(server, { level: 2, schoolName: HARBOR });
     const bystander = await insertUser(server, { level: 1, schoolName: HARBOR });
@@ -233,7 +233,12 @@ describe('POST /api/users/bulk-import', () => {
       /* 8 */ { name: 'Peer', email: otherAdmin.email, level: 1, schoolName: HARBOR },
       /* 9 */ 'just a string',
       /* 10 */ { name: 'Existing But Bad', email: existingBad.email, level: 9, schoolName: HARBOR },
-      /* 11 */ { name: 'Mixed Case', email: `  ${mixedEmail.replace('import', 'IMPORT').replace('example.org', 'Example.ORG')}  `, level: 1, schoolName: HARBOR },
+      /* 11 */ {
+        name: 'Mixed Case',
+        email: `  ${mixedEmail.replace('import', 'IMPORT').replace('example.org', 'Example.ORG')}  `,
+        level: 1,
+        schoolName: HARBOR,
+      },
       /* 12 */ { name: 'Smuggler Two', email: invalidEmails[3], level: 1, schoolName: HARBOR, permissions: { canEditPlans: true } },
     ];
     const before = (await allUsers(server)).length;

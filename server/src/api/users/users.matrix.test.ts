@@ -177,66 +177,63 @@ async function targetUser(caller: Caller, target: Target): Promise<UserRow> {
 }
 
 describe('Users API access matrix', () => {
-  it.each(MATRIX.map((row, index) => [index + 1, ...row] as const))(
-    '#%i %s %s → target %s: %i, %s',
-    async (n, caller, route, target, status, effect) => {
-      const client = clients.get(caller)!;
-      const marker = `Matrix row ${n}`;
+  it.each(MATRIX.map((row, index) => [index + 1, ...row] as const))('#%i %s %s → target %s: %i, %s', async (n, caller, route, target, status, effect) => {
+    const client = clients.get(caller)!;
+    const marker = `Matrix row ${n}`;
 
-      switch (route) {
-        case 'GET /api/users':
-        case 'GET /api/users/audit-logs': {
-          const response = await client.get(route.slice(4));
-          expect(response.status).toBe(status);
-          if (status === 200) expect(Array.isArray(response.body.users ?? response.body.logs)).toBe(true);
-          else expect(typeof response.body.error).toBe('string');
-          return;
-        }
-
-        case 'POST /api/users/create':
-        case 'POST /api/users/bulk-import': {
-          const email = freshEmail(`matrix${n}`);
-          const user = { name: marker, email, ...targetSpec(caller, target) };
-          const response =
-            route === 'POST /api/users/create' ? await client.post('/api/users/create', user) : await client.post('/api/users/bulk-import', { users: [user] });
-          expect(response.status).toBe(status);
-          if (route === 'POST /api/users/bulk-import' && status === 200) expect(response.body.results).toEqual([{ row: 0, email, status: 'created' }]);
-          const stored = await userByEmail(server, email);
-          if (effect === 'created') expect(stored).toMatchObject({ name: marker, level: user.level, schoolName: user.schoolName });
-          else expect(stored).toBeUndefined();
-          return;
-        }
-
-        default: {
-          const before = await targetUser(caller, target);
-          let response;
-          if (route === 'PUT /api/users') response = await client.put('/api/users', { userId: before.id, title: marker });
-          else if (route === 'DELETE /api/users') response = await client.delete('/api/users', { userId: before.id });
-          else if (route === 'PUT /api/users/:id/permissions')
-            response = await client.put(`/api/users/${before.id}/permissions`, { permissions: { canEditPlans: true } });
-          else response = await client.post('/api/users/bulk', { userIds: [before.id], action: 'deactivate' });
-
-          expect(response.status, JSON.stringify(response.body)).toBe(status);
-          if (status >= 400) expect(typeof response.body.error).toBe('string');
-          if (route === 'POST /api/users/bulk' && status === 200) {
-            expect(response.body.results).toHaveLength(1);
-            expect(response.body.results[0]).toMatchObject({ userId: before.id, success: effect === 'changed' });
-            expect(response.body.applied).toBe(effect === 'changed' ? 1 : 0);
-          }
-
-          const after = await userById(server, before.id);
-          if (effect === 'unchanged') {
-            expect(after).toEqual(before);
-            return;
-          }
-          if (route === 'PUT /api/users') expect(after?.title).toBe(marker);
-          else if (route === 'DELETE /api/users') expect(after).toBeUndefined();
-          else if (route === 'PUT /api/users/:id/permissions') expect(after?.permissions).toEqual({ ...before.permissions, canEditPlans: true });
-          else expect(after?.isActive).toBe(false);
-        }
+    switch (route) {
+      case 'GET /api/users':
+      case 'GET /api/users/audit-logs': {
+        const response = await client.get(route.slice(4));
+        expect(response.status).toBe(status);
+        if (status === 200) expect(Array.isArray(response.body.users ?? response.body.logs)).toBe(true);
+        else expect(typeof response.body.error).toBe('string');
+        return;
       }
-    },
-  );
+
+      case 'POST /api/users/create':
+      case 'POST /api/users/bulk-import': {
+        const email = freshEmail(`matrix${n}`);
+        const user = { name: marker, email, ...targetSpec(caller, target) };
+        const response =
+          route === 'POST /api/users/create' ? await client.post('/api/users/create', user) : await client.post('/api/users/bulk-import', { users: [user] });
+        expect(response.status).toBe(status);
+        if (route === 'POST /api/users/bulk-import' && status === 200) expect(response.body.results).toEqual([{ row: 0, email, status: 'created' }]);
+        const stored = await userByEmail(server, email);
+        if (effect === 'created') expect(stored).toMatchObject({ name: marker, level: user.level, schoolName: user.schoolName });
+        else expect(stored).toBeUndefined();
+        return;
+      }
+
+      default: {
+        const before = await targetUser(caller, target);
+        let response;
+        if (route === 'PUT /api/users') response = await client.put('/api/users', { userId: before.id, title: marker });
+        else if (route === 'DELETE /api/users') response = await client.delete('/api/users', { userId: before.id });
+        else if (route === 'PUT /api/users/:id/permissions')
+          response = await client.put(`/api/users/${before.id}/permissions`, { permissions: { canEditPlans: true } });
+        else response = await client.post('/api/users/bulk', { userIds: [before.id], action: 'deactivate' });
+
+        expect(response.status, JSON.stringify(response.body)).toBe(status);
+        if (status >= 400) expect(typeof response.body.error).toBe('string');
+        if (route === 'POST /api/users/bulk' && status === 200) {
+          expect(response.body.results).toHaveLength(1);
+          expect(response.body.results[0]).toMatchObject({ userId: before.id, success: effect === 'changed' });
+          expect(response.body.applied).toBe(effect === 'changed' ? 1 : 0);
+        }
+
+        const after = await userById(server, before.id);
+        if (effect === 'unchanged') {
+          expect(after).toEqual(before);
+          return;
+        }
+        if (route === 'PUT /api/users') expect(after?.title).toBe(marker);
+        else if (route === 'DELETE /api/users') expect(after).toBeUndefined();
+        else if (route === 'PUT /api/users/:id/permissions') expect(after?.permissions).toEqual({ ...before.permissions, canEditPlans: true });
+        else expect(after?.isActive).toBe(false);
+      }
+    }
+  });
 });
 
 describe('per-user rate limit on the users routes', () => {

@@ -29,10 +29,16 @@ describe('GET /api/users: scope and paging', () => {
   it('shows a principal exactly the users of the own school below level 5', async () => {
     // A Harbor-school Super Admin must stay hidden from the Harbor principal (level 5).
     await insertUser(server, { level: 5, schoolName: HARBOR, email: freshEmail('harbor.admin') });
-    for (const [client, school] of [[harbor, HARBOR], [riverside, RIVERSIDE]] as const) {
+    for (const [client, school] of [
+      [harbor, HARBOR],
+      [riverside, RIVERSIDE],
+    ] as const) {
       const { status, body } = await client.get('/api/users?limit=200');
       expect(status).toBe(200);
-      const expected = await server.services.storage.db.select().from(users).where(and(eq(users.schoolName, school), lt(users.level, 5)));
+      const expected = await server.services.storage.db
+        .select()
+        .from(users)
+        .where(and(eq(users.schoolName, school), lt(users.level, 5)));
       expect(expected.length).toBeGreaterThanOrEqual(4);
       expect(emailsOf(body.users)).toEqual(emailsOf(expected));
       expect(body.total).toBe(expected.length);
@@ -176,7 +182,15 @@ describe('PUT /api/users', () => {
     expect(status).toBe(200);
     expect(body.user).toMatchObject({ _id: target.id, level: 3, schoolName: RIVERSIDE, title: 'Assistant Principal', isActive: true });
     const stored = await userById(server, target.id);
-    expect(stored).toMatchObject({ email: target.email, name: target.name, level: 3, schoolName: RIVERSIDE, title: 'Assistant Principal', isActive: true, permissions: { canViewPlans: true } });
+    expect(stored).toMatchObject({
+      email: target.email,
+      name: target.name,
+      level: 3,
+      schoolName: RIVERSIDE,
+      title: 'Assistant Principal',
+      isActive: true,
+      permissions: { canViewPlans: true },
+    });
   });
 
   it('lets a principal change own-school users but not give level 4 or another school', async () => {
@@ -213,7 +227,7 @@ describe('PUT /api/users', () => {
     expect(await userById(server, target.id)).toEqual(target);
   });
 
-  it('deactivating a user ends that user\'s existing session (401), and the user cannot sign in again until reactivated', async () => {
+  it("deactivating a user ends that user's existing session (401), and the user cannot sign in again until reactivated", async () => {
     const target = await insertUser(server, { level: 1, schoolName: HARBOR });
     const bystander = await insertUser(server, { level: 1, schoolName: HARBOR });
     const targetClient = await signIn(server.url, target.email);
@@ -246,7 +260,7 @@ describe('PUT /api/users', () => {
     expect(attempt.status).toBe(401);
   });
 
-  it('reloads the caller\'s level from the database: a demoted principal is refused (403) on the next call', async () => {
+  it("reloads the caller's level from the database: a demoted principal is refused (403) on the next call", async () => {
     const principal = await insertUser(server, { level: 4, schoolName: HARBOR });
     const client = await signIn(server.url, principal.email);
     expect((await client.get('/api/users')).status).toBe(200);

@@ -32,7 +32,10 @@ export async function queryAuditLog(db: Database, query: AuditQuery) {
       .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id))
       .limit(query.limit)
       .offset((query.page - 1) * query.limit),
-    db.select({ total: sql<number>`count(*)::int` }).from(auditLogs).where(where),
+    db
+      .select({ total: sql<number>`count(*)::int` })
+      .from(auditLogs)
+      .where(where),
   ]);
   return { rows, total: count?.total ?? 0 };
 }

@@ -22,14 +22,28 @@ export async function createComment(
   const created = await services.storage.db.transaction(async (tx) => {
     const [comment] = await tx
       .insert(comments)
-      .values({ id: newId(), formId: context.plan.id, stepKey: input.stepKey ?? null, questionId: input.questionId ?? null, comment: input.comment, authorId: actor.id, authorName: actor.name })
+      .values({
+        id: newId(),
+        formId: context.plan.id,
+        stepKey: input.stepKey ?? null,
+        questionId: input.questionId ?? null,
+        comment: input.comment,
+        authorId: actor.id,
+        authorName: actor.name,
+      })
       .returning();
-    await recordAudit(tx, caller, { action: 'comment.create', targetType: 'plan', targetId: context.plan.id, summary: { commentId: comment!.id, stepKey: input.stepKey ?? null } });
+    await recordAudit(tx, caller, {
+      action: 'comment.create',
+      targetType: 'plan',
+      targetId: context.plan.id,
+      summary: { commentId: comment!.id, stepKey: input.stepKey ?? null },
+    });
     const where = input.stepKey ? ` on ${input.stepKey}` : '';
     const created = await notifyPlanPeople(tx, context.plan, 'comment', `New review comment${where} for ${context.plan.schoolName} ${context.plan.schoolYear}`);
     return { comment: comment!, notifications: created };
   });
   services.events.toPlan(context.plan.id, 'comment', { comment: presentComment(created.comment) });
-  for (const notification of created.notifications) services.events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) });
+  for (const notification of created.notifications)
+    services.events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) });
   return created.comment;
 }

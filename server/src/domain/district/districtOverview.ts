@@ -7,7 +7,6 @@ import { plans } from '../../storage/schema.ts';
 export const OVERVIEW_CACHE_KEY = 'public:overview';
 const OVERVIEW_TTL_MS = 60_000;
 
-
 /** The public district snapshot, from the shared store when computed in the last 60 s. */
 export async function districtOverview({ storage, kv, banks, logger }: BaseServices, now = new Date()): Promise<DistrictOverview> {
   const cached = await kv.get(OVERVIEW_CACHE_KEY).catch(() => null);

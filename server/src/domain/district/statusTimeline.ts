@@ -9,7 +9,14 @@ export async function statusTimeline({ storage }: BaseServices, schoolYear: stri
   const db = storage.db;
   const [events, counts] = await Promise.all([
     db
-      .select({ at: auditLogs.createdAt, action: auditLogs.action, formId: auditLogs.targetId, schoolName: plans.schoolName, summary: auditLogs.summary, actorEmail: auditLogs.actorEmail })
+      .select({
+        at: auditLogs.createdAt,
+        action: auditLogs.action,
+        formId: auditLogs.targetId,
+        schoolName: plans.schoolName,
+        summary: auditLogs.summary,
+        actorEmail: auditLogs.actorEmail,
+      })
       .from(auditLogs)
       .innerJoin(plans, eq(plans.id, auditLogs.targetId))
       .where(and(eq(plans.schoolYear, schoolYear), inArray(auditLogs.action, STATUS_ACTIONS)))

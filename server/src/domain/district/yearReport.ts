@@ -27,7 +27,15 @@ export async function yearReportCsv({ storage, banks }: BaseServices, schoolYear
     .filter((step) => (COMPARE_STEP_KEYS as readonly string[]).includes(step.key))
     .flatMap((step) => step.questions.filter(isActive).map((question) => ({ step, question })));
   const steps = rows.length
-    ? await db.select().from(planSteps).where(inArray(planSteps.formId, rows.map((row) => row.plan.id)))
+    ? await db
+        .select()
+        .from(planSteps)
+        .where(
+          inArray(
+            planSteps.formId,
+            rows.map((row) => row.plan.id),
+          ),
+        )
     : [];
   const answers = new Map(steps.map((step) => [`${step.formId}:${step.stepKey}`, step.data]));
 

@@ -15,12 +15,18 @@ export async function notifyPlanPeople(db: Database, plan: PlanRow, kind: string
   if (plan.userId) conditions.push(eq(users.id, plan.userId));
   if (plan.principalEmail) conditions.push(eq(users.email, plan.principalEmail));
   if (conditions.length === 0) return [];
-  const recipients = await db.select({ id: users.id }).from(users).where(or(...conditions));
+  const recipients = await db
+    .select({ id: users.id })
+    .from(users)
+    .where(or(...conditions));
   if (recipients.length === 0) return [];
   const created = await db
     .insert(notifications)
     .values(recipients.map((recipient) => ({ id: newId(), userId: recipient.id, formId: plan.id, kind, message })))
     .returning();
-  await db.update(plans).set({ notificationSent: true }).where(inArray(plans.id, [plan.id]));
+  await db
+    .update(plans)
+    .set({ notificationSent: true })
+    .where(inArray(plans.id, [plan.id]));
   return created;
 }

@@ -13,7 +13,12 @@ export async function attestPlan(services: Services, caller: Caller, context: Pl
   const attestation: Attestation = { confirmed: true, name, signedAt: new Date().toISOString(), signedBy: caller.auth.actor.email };
   await services.storage.db.transaction(async (tx) => {
     await tx.update(plans).set({ attestation, updatedAt: new Date() }).where(eq(plans.id, context.plan.id));
-    await recordAudit(tx, caller, { action: 'plan.attest', targetType: 'plan', targetId: context.plan.id, summary: { after: { name, signedBy: attestation.signedBy } } });
+    await recordAudit(tx, caller, {
+      action: 'plan.attest',
+      targetType: 'plan',
+      targetId: context.plan.id,
+      summary: { after: { name, signedBy: attestation.signedBy } },
+    });
   });
   return attestation;
 }

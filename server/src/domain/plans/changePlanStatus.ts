@@ -24,12 +24,7 @@ export interface StatusChange {
  * Submit (an editor; a copied plan needs its principal's attestation first) or review (Super Admin).
  * Any move the table does not allow is a 400 naming `from` and `to`.
  */
-export async function changePlanStatus(
-  services: Services,
-  caller: Caller,
-  context: PlanContext,
-  change: StatusChange,
-): Promise<PlanRow> {
+export async function changePlanStatus(services: Services, caller: Caller, context: PlanContext, change: StatusChange): Promise<PlanRow> {
   requireWritable(context);
   const { plan, access } = context;
   // Submitting is for editors of the whole plan, not of some sections.
@@ -66,11 +61,17 @@ export async function changePlanStatus(
     });
     const created =
       change.action === 'review'
-        ? await notifyPlanPeople(tx, updated!, 'review', `${plan.schoolName} ${plan.schoolYear}: plan ${to.replace('_', ' ')}${change.comment ? ` — ${change.comment}` : ''}`)
+        ? await notifyPlanPeople(
+            tx,
+            updated!,
+            'review',
+            `${plan.schoolName} ${plan.schoolYear}: plan ${to.replace('_', ' ')}${change.comment ? ` — ${change.comment}` : ''}`,
+          )
         : [];
     return { plan: updated!, notifications: created };
   });
   services.events.toPlan(plan.id, 'status', { status: to, action: change.action });
-  for (const notification of changed.notifications) services.events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) });
+  for (const notification of changed.notifications)
+    services.events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) });
   return changed.plan;
 }

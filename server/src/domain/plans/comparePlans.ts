@@ -21,14 +21,16 @@ export async function comparePlans(services: Services, context: PlanContext, com
   const year = compareYear ?? previousSchoolYear(plan.schoolYear);
   const db = services.storage.db;
   const [[previous], [settings], bank] = await Promise.all([
-    db.select({ id: plans.id }).from(plans).where(and(eq(plans.schoolName, plan.schoolName), eq(plans.schoolYear, year))).limit(1),
+    db
+      .select({ id: plans.id })
+      .from(plans)
+      .where(and(eq(plans.schoolName, plan.schoolName), eq(plans.schoolYear, year)))
+      .limit(1),
     db.select({ districtGoals: schoolYearSettings.districtGoals }).from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, plan.schoolYear)).limit(1),
     services.banks.resolve(plan.questionBankVersion),
   ]);
   const [current, before] = await Promise.all([answersOf(services, plan.id), answersOf(services, previous?.id)]);
-  const steps = bank.steps.filter(
-    (step) => (allSteps || (COMPARE_STEP_KEYS as readonly string[]).includes(step.key)) && canReadStep(access, step.key),
-  );
+  const steps = bank.steps.filter((step) => (allSteps || (COMPARE_STEP_KEYS as readonly string[]).includes(step.key)) && canReadStep(access, step.key));
   const rows = steps.flatMap((step) =>
     step.questions.filter(isActive).map((question) => {
       const previousValue = answerAsText(question, before.get(step.key)?.[question.id] as never);

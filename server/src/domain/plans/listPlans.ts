@@ -37,7 +37,9 @@ export async function listPlans(
   if (query.schoolYear) filters.push(eq(plans.schoolYear, query.schoolYear));
   const where = filters.length ? and(...filters) : undefined;
 
-  const completed = sql<string[]>`coalesce((select array_agg(${planSteps.stepKey}) from ${planSteps} where ${planSteps.formId} = ${plans.id} and ${planSteps.completed}), '{}')`;
+  const completed = sql<
+    string[]
+  >`coalesce((select array_agg(${planSteps.stepKey}) from ${planSteps} where ${planSteps.formId} = ${plans.id} and ${planSteps.completed}), '{}')`;
   const [rows, [count]] = await Promise.all([
     storage.db
       .select({ plan: plans, completedStepKeys: completed, archived: schoolYearSettings.archived })
@@ -47,7 +49,10 @@ export async function listPlans(
       .orderBy(desc(plans.schoolYear), plans.schoolName)
       .limit(query.limit)
       .offset((query.page - 1) * query.limit),
-    storage.db.select({ total: sql<number>`count(*)::int` }).from(plans).where(where),
+    storage.db
+      .select({ total: sql<number>`count(*)::int` })
+      .from(plans)
+      .where(where),
   ]);
   return {
     total: count?.total ?? 0,

@@ -131,7 +131,11 @@ export async function fillPlanFromSource(
     const written = await writeStepAnswers(tx, row!, step.filled, step.completed, updatedBy);
     fills.push({ ...step, written: written! });
   }
-  if (fills.length) await tx.update(plans).set({ needsUpdate: mergeFlags(current.needsUpdate, flags), updatedAt: new Date() }).where(eq(plans.id, current.id));
+  if (fills.length)
+    await tx
+      .update(plans)
+      .set({ needsUpdate: mergeFlags(current.needsUpdate, flags), updatedAt: new Date() })
+      .where(eq(plans.id, current.id));
   return fills;
 }
 

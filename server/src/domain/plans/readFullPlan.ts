@@ -13,7 +13,11 @@ export async function readFullPlan({ storage, banks }: Services, context: PlanCo
   const db = storage.db;
   const [steps, activeComments, shares, [owner], bank] = await Promise.all([
     db.select().from(planSteps).where(eq(planSteps.formId, plan.id)),
-    db.select().from(comments).where(and(eq(comments.formId, plan.id), ne(comments.status, 'fixed'))).orderBy(asc(comments.createdAt)),
+    db
+      .select()
+      .from(comments)
+      .where(and(eq(comments.formId, plan.id), ne(comments.status, 'fixed')))
+      .orderBy(asc(comments.createdAt)),
     db
       .select({ userId: users.id, name: users.name, email: users.email, level: users.level, permissions: planShares.permission, sections: planShares.sections })
       .from(planShares)
@@ -25,11 +29,24 @@ export async function readFullPlan({ storage, banks }: Services, context: PlanCo
   const stepKeys = stepKeysOf(bank);
   const formData = Object.fromEntries(steps.filter((step) => canReadStep(access, step.stepKey)).map((step) => [step.stepKey, presentStep(step)]));
   return {
-    ...presentPlanSummary(plan, completedStepsOf(stepKeys, steps.filter((s) => s.completed).map((s) => s.stepKey)), context.yearArchived),
+    ...presentPlanSummary(
+      plan,
+      completedStepsOf(
+        stepKeys,
+        steps.filter((s) => s.completed).map((s) => s.stepKey),
+      ),
+      context.yearArchived,
+    ),
     formData,
     stepKeys,
     userPermission: presentUserPermission(access, context.writable),
-    collaborationInfo: { owner: owner ?? null, principalEmail: plan.principalEmail, assignedTo: plan.assignedTo, sharedWithEmails: plan.sharedWithEmails, shares },
+    collaborationInfo: {
+      owner: owner ?? null,
+      principalEmail: plan.principalEmail,
+      assignedTo: plan.assignedTo,
+      sharedWithEmails: plan.sharedWithEmails,
+      shares,
+    },
     comments: activeComments.map(presentComment),
   };
 }

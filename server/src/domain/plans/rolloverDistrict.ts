@@ -59,7 +59,18 @@ export async function rolloverDistrict(
   const owner = `${caller.auth.user.id}:${Date.now()}`;
   if (!(await kv.claim(LOCK_KEY, owner, '', LOCK_TTL_MS)).acquired) throw conflict('A rollover is already running');
 
-  const progress: RolloverProgress = { state: 'running', sourceYear, targetYear, total: 0, processed: 0, created: 0, skipped: 0, filled: 0, errors: 0, updatedAt: '' };
+  const progress: RolloverProgress = {
+    state: 'running',
+    sourceYear,
+    targetYear,
+    total: 0,
+    processed: 0,
+    created: 0,
+    skipped: 0,
+    filled: 0,
+    errors: 0,
+    updatedAt: '',
+  };
   const report = async (state: RolloverProgress['state'] = 'running') => {
     Object.assign(progress, { state, updatedAt: new Date().toISOString() });
     await kv.set(rolloverProgressKey(sourceYear, targetYear), JSON.stringify(progress), 24 * 3600_000).catch(() => {});
@@ -69,12 +80,14 @@ export async function rolloverDistrict(
   try {
     const settings = await ensureYearSettings(db, banks, targetYear);
     if (settings.archived) throw badRequest(`The ${targetYear} school year is archived`);
-    const target: YearCopyTarget = { schoolYear: targetYear, bankVersion: settings.questionBankVersion, bank: await banks.resolve(settings.questionBankVersion) };
+    const target: YearCopyTarget = {
+      schoolYear: targetYear,
+      bankVersion: settings.questionBankVersion,
+      bank: await banks.resolve(settings.questionBankVersion),
+    };
 
     const sources = await db.select().from(plans).where(eq(plans.schoolYear, sourceYear)).orderBy(asc(plans.schoolName));
-    const existing = new Map(
-      (await db.select().from(plans).where(eq(plans.schoolYear, targetYear))).map((plan) => [plan.schoolName, plan]),
-    );
+    const existing = new Map((await db.select().from(plans).where(eq(plans.schoolYear, targetYear))).map((plan) => [plan.schoolName, plan]));
     const stepsByPlan = new Map<string, StepRow[]>();
     if (sources.length) {
       const rows = await db
@@ -90,7 +103,17 @@ export async function rolloverDistrict(
       return sourceBanks.get(plan.questionBankVersion)!;
     };
 
-    const result: RolloverResult = { success: true, sourceYear, targetYear, considered: sources.length, created: [], skipped: [], filled: [], errors: [], archivedYear: sourceYear };
+    const result: RolloverResult = {
+      success: true,
+      sourceYear,
+      targetYear,
+      considered: sources.length,
+      created: [],
+      skipped: [],
+      filled: [],
+      errors: [],
+      archivedYear: sourceYear,
+    };
     progress.total = sources.length;
     await report();
 
@@ -102,7 +125,9 @@ export async function rolloverDistrict(
         try {
           if (current && force) {
             const sourceBank = await bankOf(source);
-            const fills = await db.transaction((tx) => fillPlanFromSource(tx, current, stepsByPlan.get(source.id) ?? [], sourceBank, target, caller.auth.actor.id));
+            const fills = await db.transaction((tx) =>
+              fillPlanFromSource(tx, current, stepsByPlan.get(source.id) ?? [], sourceBank, target, caller.auth.actor.id),
+            );
             announceFills(services, current.id, caller.auth.actor, fills);
             result.filled.push({ school: source.schoolName, formId: current.id });
           } else if (current) {
@@ -132,7 +157,16 @@ export async function rolloverDistrict(
         action: 'district.rollover',
         targetType: 'schoolYear',
         targetId: sourceYear,
-        summary: { sourceYear, targetYear, force, considered: result.considered, created: result.created.length, skipped: result.skipped.length, filled: result.filled.length, errors: result.errors.length },
+        summary: {
+          sourceYear,
+          targetYear,
+          force,
+          considered: result.considered,
+          created: result.created.length,
+          skipped: result.skipped.length,
+          filled: result.filled.length,
+          errors: result.errors.length,
+        },
       });
     });
     events.accessChanged({ all: true });

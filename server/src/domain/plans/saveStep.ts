@@ -80,7 +80,11 @@ export async function saveStep(
   // The lock and the rate limit go out together (one round trip each, in parallel); their
   // outcomes are then applied in the specification's order.
   const db = services.storage.db;
-  const settle = <T>(promise: Promise<T>) => promise.then((value) => ({ ok: true as const, value }), (error: unknown) => ({ ok: false as const, error }));
+  const settle = <T>(promise: Promise<T>) =>
+    promise.then(
+      (value) => ({ ok: true as const, value }),
+      (error: unknown) => ({ ok: false as const, error }),
+    );
   const [lock, limit] = await Promise.all([
     settle(claimStepLock(services.kv, services.config.stepLockTtlMs, formId, step.key, actor)),
     settle(services.rateLimits.consume('save', `${actor.id}:${formId}`)),

@@ -24,7 +24,11 @@ export async function updatePlanMetadata(services: Services, caller: Caller, con
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as PlanMetadata;
   try {
     const updated = await services.storage.db.transaction(async (tx) => {
-      const [updated] = await tx.update(plans).set({ ...fields, updatedAt: new Date() }).where(eq(plans.id, context.plan.id)).returning();
+      const [updated] = await tx
+        .update(plans)
+        .set({ ...fields, updatedAt: new Date() })
+        .where(eq(plans.id, context.plan.id))
+        .returning();
       const before = Object.fromEntries(Object.keys(fields).map((key) => [key, context.plan[key as keyof PlanMetadata]]));
       await recordAudit(tx, caller, { action: 'plan.update', targetType: 'plan', targetId: context.plan.id, summary: { before, after: fields } });
       return updated!;

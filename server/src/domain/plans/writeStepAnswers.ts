@@ -18,7 +18,13 @@ export interface WrittenStep {
  * merged into the stored answers, each stamped with the new revision and change time. Returns
  * null when another write got there first.
  */
-export async function writeStepAnswers(db: Database, row: StepRow, dirty: StepAnswers, completed: boolean, updatedBy: string | null): Promise<WrittenStep | null> {
+export async function writeStepAnswers(
+  db: Database,
+  row: StepRow,
+  dirty: StepAnswers,
+  completed: boolean,
+  updatedBy: string | null,
+): Promise<WrittenStep | null> {
   const revision = row.revisionCount + 1;
   // Strictly increasing per step, so a client's lastUpdated names exactly one revision.
   const at = Math.max(Date.now(), (row.lastUpdated?.getTime() ?? 0) + 1);

@@ -4,7 +4,14 @@ import { isActive, sameQuestion, type Question, type QuestionBank } from '@csp/s
 export function describeBankChanges(published: QuestionBank | null, draft: QuestionBank | null) {
   const before = new Map<string, { stepKey: string; question: Question }>();
   for (const step of published?.steps ?? []) for (const question of step.questions) before.set(question.id, { stepKey: step.key, question });
-  const summary = { addedQuestions: [] as string[], changedQuestions: [] as string[], deactivatedQuestions: [] as string[], addedSteps: [] as string[], changedSteps: [] as string[], reorderedSteps: [] as string[] };
+  const summary = {
+    addedQuestions: [] as string[],
+    changedQuestions: [] as string[],
+    deactivatedQuestions: [] as string[],
+    addedSteps: [] as string[],
+    changedSteps: [] as string[],
+    reorderedSteps: [] as string[],
+  };
   if (!draft) return summary;
   for (const step of draft.steps) {
     const old = published?.steps.find((candidate) => candidate.key === step.key);

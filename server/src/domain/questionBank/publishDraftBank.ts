@@ -30,7 +30,12 @@ export async function publishDraftBank(services: Services, caller: Caller, schoo
         .values({ schoolYear, questionBankVersion: draft.version, termStart: term.start, termEnd: term.end })
         .onConflictDoUpdate({ target: schoolYearSettings.schoolYear, set: { questionBankVersion: draft.version, updatedAt: now } });
     }
-    await recordAudit(tx, caller, { action: 'questionBank.publish', targetType: 'questionBank', targetId: String(draft.version), summary: { schoolYear: schoolYear ?? null } });
+    await recordAudit(tx, caller, {
+      action: 'questionBank.publish',
+      targetType: 'questionBank',
+      targetId: String(draft.version),
+      summary: { schoolYear: schoolYear ?? null },
+    });
     return { version: draft.version, draftVersion: draft.version + 1 };
   });
   await services.banks.publishedChanged();

@@ -32,7 +32,8 @@ export async function readYearSettings({ storage, banks }: BaseServices, schoolY
   // The coming cycle follows the stored years, whichever year is being read.
   const latestYear = latestSchoolYear(years.map((y) => y.schoolYear)) ?? schoolYear;
   const nextYear = nextSchoolYear(latestYear);
-  const [latest] = latestYear === schoolYear ? [settings] : await db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, latestYear)).limit(1);
+  const [latest] =
+    latestYear === schoolYear ? [settings] : await db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, latestYear)).limit(1);
   return {
     schoolYear: settings.schoolYear,
     archived: settings.archived,

@@ -17,15 +17,27 @@ export interface YearSettingsChanges {
 export async function updateYearSettings(services: Services, caller: Caller, schoolYear: string, changes: YearSettingsChanges): Promise<YearSettingsRow> {
   const db = services.storage.db;
   if (changes.questionBankVersion !== undefined) {
-    const [version] = await db.select({ status: questionBankVersions.status }).from(questionBankVersions).where(eq(questionBankVersions.version, changes.questionBankVersion));
+    const [version] = await db
+      .select({ status: questionBankVersions.status })
+      .from(questionBankVersions)
+      .where(eq(questionBankVersions.version, changes.questionBankVersion));
     if (!version || version.status === 'draft') throw badRequest('questionBankVersion must be a published (or archived) bank version');
   }
   const before = await ensureYearSettings(db, services.banks, schoolYear);
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as YearSettingsChanges;
   const updated = await db.transaction(async (tx) => {
-    const [row] = await tx.update(schoolYearSettings).set({ ...fields, updatedAt: new Date() }).where(eq(schoolYearSettings.schoolYear, schoolYear)).returning();
+    const [row] = await tx
+      .update(schoolYearSettings)
+      .set({ ...fields, updatedAt: new Date() })
+      .where(eq(schoolYearSettings.schoolYear, schoolYear))
+      .returning();
     const summaryBefore = Object.fromEntries(Object.keys(fields).map((key) => [key, before[key as keyof YearSettingsChanges]]));
-    await recordAudit(tx, caller, { action: 'schoolYear.update', targetType: 'schoolYear', targetId: schoolYear, summary: { before: summaryBefore, after: fields } });
+    await recordAudit(tx, caller, {
+      action: 'schoolYear.update',
+      targetType: 'schoolYear',
+      targetId: schoolYear,
+      summary: { before: summaryBefore, after: fields },
+    });
     return row!;
   });
   // Archiving makes open editors read-only; un-archiving makes them writable again.

@@ -27,12 +27,19 @@ export async function sharePlanWithUsers(
   await services.storage.db.transaction(async (tx) => {
     await tx
       .insert(planShares)
-      .values(ids.map((userId) => ({ formId: context.plan.id, userId, permission: input.permissions, sections: input.sections, sharedBy: caller.auth.actor.id })))
+      .values(
+        ids.map((userId) => ({ formId: context.plan.id, userId, permission: input.permissions, sections: input.sections, sharedBy: caller.auth.actor.id })),
+      )
       .onConflictDoUpdate({
         target: [planShares.formId, planShares.userId],
         set: { permission: input.permissions, sections: input.sections, sharedBy: caller.auth.actor.id },
       });
-    await recordAudit(tx, caller, { action: 'plan.share', targetType: 'plan', targetId: context.plan.id, summary: { userIds: ids, permissions: input.permissions, sections: input.sections } });
+    await recordAudit(tx, caller, {
+      action: 'plan.share',
+      targetType: 'plan',
+      targetId: context.plan.id,
+      summary: { userIds: ids, permissions: input.permissions, sections: input.sections },
+    });
   });
   services.events.accessChanged({ formId: context.plan.id });
   return ids;

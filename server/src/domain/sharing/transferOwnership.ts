@@ -44,7 +44,10 @@ export async function transferOwnership(services: Services, caller: Caller, cont
       action: 'plan.transfer',
       targetType: 'plan',
       targetId: plan.id,
-      summary: { before: { ownerEmail: record.fromEmail, principalEmail: plan.principalEmail }, after: { ownerEmail: newOwner.email, principalEmail: newOwner.email } },
+      summary: {
+        before: { ownerEmail: record.fromEmail, principalEmail: plan.principalEmail },
+        after: { ownerEmail: newOwner.email, principalEmail: newOwner.email },
+      },
     });
     return updated!;
   });

@@ -14,7 +14,12 @@ export async function unsharePlan(services: Services, caller: Caller, context: P
       .delete(planShares)
       .where(and(eq(planShares.formId, context.plan.id), inArray(planShares.userId, userIds)))
       .returning({ userId: planShares.userId });
-    await recordAudit(tx, caller, { action: 'plan.unshare', targetType: 'plan', targetId: context.plan.id, summary: { userIds: removed.map((r) => r.userId) } });
+    await recordAudit(tx, caller, {
+      action: 'plan.unshare',
+      targetType: 'plan',
+      targetId: context.plan.id,
+      summary: { userIds: removed.map((r) => r.userId) },
+    });
     return removed.map((r) => r.userId);
   });
   services.events.accessChanged({ formId: context.plan.id });

@@ -62,9 +62,17 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
         outcome.push({ userId, success: false, error: `You cannot promote to level ${change.level}` });
         continue;
       }
-      await tx.update(users).set({ ...change, updatedAt: new Date() }).where(eq(users.id, userId));
+      await tx
+        .update(users)
+        .set({ ...change, updatedAt: new Date() })
+        .where(eq(users.id, userId));
       outcome.push({ userId, email: target.email, success: true, ...(change.level !== undefined ? { level: change.level } : {}) });
-      changes.push({ userId, email: target.email, before: { level: target.level, isActive: target.isActive }, after: { level: change.level ?? target.level, isActive: change.isActive ?? target.isActive } });
+      changes.push({
+        userId,
+        email: target.email,
+        before: { level: target.level, isActive: target.isActive },
+        after: { level: change.level ?? target.level, isActive: change.isActive ?? target.isActive },
+      });
     }
     await recordAudit(tx, caller, {
       action: `user.bulk.${action}`,

@@ -12,7 +12,12 @@ export async function deleteUser(services: Services, caller: Caller, userId: str
     if (!target) throw notFound('User not found');
     if (!canManageTarget(caller.auth.actor, target)) throw forbidden();
     await tx.delete(users).where(eq(users.id, userId));
-    await recordAudit(tx, caller, { action: 'user.delete', targetType: 'user', targetId: userId, summary: { before: { email: target.email, level: target.level, schoolName: target.schoolName } } });
+    await recordAudit(tx, caller, {
+      action: 'user.delete',
+      targetType: 'user',
+      targetId: userId,
+      summary: { before: { email: target.email, level: target.level, schoolName: target.schoolName } },
+    });
   });
   services.events.accessChanged({ userIds: [userId] });
 }

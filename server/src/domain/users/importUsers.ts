@@ -23,7 +23,12 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
   const seen = new Set<string>();
   rows.forEach((raw, row) => {
     const parsed = importRowSchema.safeParse(raw);
-    const rawEmail = typeof (raw as { email?: unknown })?.email === 'string' ? String((raw as { email: string }).email).trim().toLowerCase() : null;
+    const rawEmail =
+      typeof (raw as { email?: unknown })?.email === 'string'
+        ? String((raw as { email: string }).email)
+            .trim()
+            .toLowerCase()
+        : null;
     if (!parsed.success) {
       const issue = parsed.error.issues[0]!;
       results.push({ row, email: rawEmail, status: 'error', error: `${issue.path.join('.') || 'row'}: ${issue.message}` });
@@ -38,9 +43,7 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
   const changes: { email: string; before: Record<string, unknown> | null; after: Record<string, unknown> }[] = [];
   await storage.db.transaction(async (tx) => {
     const emails = valid.map((v) => v.data.email);
-    const existing = new Map(
-      emails.length ? (await tx.select().from(users).where(inArray(users.email, emails)).for('update')).map((u) => [u.email, u]) : [],
-    );
+    const existing = new Map(emails.length ? (await tx.select().from(users).where(inArray(users.email, emails)).for('update')).map((u) => [u.email, u]) : []);
     for (const { row, data } of valid) {
       const current = existing.get(data.email);
       if (!current) {
@@ -52,10 +55,20 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
       } else {
         await tx
           .update(users)
-          .set({ name: data.name, level: data.level, schoolName: data.schoolName, ...(data.title !== undefined ? { title: data.title } : {}), updatedAt: new Date() })
+          .set({
+            name: data.name,
+            level: data.level,
+            schoolName: data.schoolName,
+            ...(data.title !== undefined ? { title: data.title } : {}),
+            updatedAt: new Date(),
+          })
           .where(inArray(users.id, [current.id]));
         results.push({ row, email: data.email, status: 'updated' });
-        changes.push({ email: data.email, before: { name: current.name, level: current.level, schoolName: current.schoolName }, after: { name: data.name, level: data.level, schoolName: data.schoolName } });
+        changes.push({
+          email: data.email,
+          before: { name: current.name, level: current.level, schoolName: current.schoolName },
+          after: { name: data.name, level: data.level, schoolName: data.schoolName },
+        });
       }
     }
     const count = (status: ImportResult['status']) => results.filter((r) => r.status === status).length;

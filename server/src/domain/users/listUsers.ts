@@ -31,10 +31,21 @@ export async function listUsers(
       .orderBy(asc(users.schoolName), asc(users.email))
       .limit(query.limit)
       .offset((query.page - 1) * query.limit),
-    storage.db.select({ total: sql<number>`count(*)::int` }).from(users).where(where),
+    storage.db
+      .select({ total: sql<number>`count(*)::int` })
+      .from(users)
+      .where(where),
   ]);
   const shares = rows.length
-    ? await storage.db.select().from(planShares).where(inArray(planShares.userId, rows.map((u) => u.id)))
+    ? await storage.db
+        .select()
+        .from(planShares)
+        .where(
+          inArray(
+            planShares.userId,
+            rows.map((u) => u.id),
+          ),
+        )
     : [];
   return {
     total: count?.total ?? 0,

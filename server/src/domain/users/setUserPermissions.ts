@@ -15,7 +15,12 @@ export async function setUserPermissions({ storage }: Services, caller: Caller, 
     const set = Object.fromEntries(Object.entries(flags).filter((entry): entry is [string, boolean] => entry[1] !== undefined));
     const permissions = { ...target.permissions, ...set };
     const [row] = await tx.update(users).set({ permissions, updatedAt: new Date() }).where(eq(users.id, userId)).returning();
-    await recordAudit(tx, caller, { action: 'user.permissions', targetType: 'user', targetId: userId, summary: { before: target.permissions, after: permissions } });
+    await recordAudit(tx, caller, {
+      action: 'user.permissions',
+      targetType: 'user',
+      targetId: userId,
+      summary: { before: target.permissions, after: permissions },
+    });
     return row!;
   });
 }
