@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { ID_PATTERN } from './common.ts';
+import { userSchema } from './users.ts';
 
 /** Only same-site paths: an absolute or protocol-relative URL would be an open redirect. */
 export const callbackUrlSchema = z
@@ -18,3 +19,12 @@ export const signInStateSchema = z.object({
   codeVerifier: z.string(),
   callbackUrl: callbackUrlSchema,
 });
+
+/** GET /api/auth/session: the acting user (the previewed demo user while previewing). */
+export const sessionSchema = z.object({
+  user: userSchema,
+  previewing: z.boolean(),
+  signedInAs: userSchema.optional(),
+  expires: z.string(),
+});
+export type Session = z.infer<typeof sessionSchema>;

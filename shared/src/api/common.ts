@@ -16,3 +16,13 @@ export const pagingSchema = z.object({
   page: z.coerce.number().int().min(1).default(1),
   limit: z.coerce.number().int().min(1).max(200).default(50),
 });
+
+/** Timestamps in JSON: ISO 8601 UTC strings. */
+export const isoTimeSchema = z.string();
+export const nullableIsoTimeSchema = isoTimeSchema.nullable();
+
+/** Every error answer: `{ error }`, with details some routes add (never secrets or answers). */
+export const errorBodySchema = z.looseObject({ error: z.string(), message: z.string().optional(), details: z.unknown().optional() });
+export type ErrorBody = z.infer<typeof errorBodySchema>;
+
+export const successSchema = z.object({ success: z.literal(true) });

@@ -2,7 +2,10 @@ import { z } from 'zod';
 import { PLAN_STATUSES } from '../roles.ts';
 import { STEP_KEY_PATTERN } from '../steps.ts';
 import { QUESTION_ID_PATTERN } from '../questionBank.ts';
-import { emailSchema, idSchema, pagingSchema, schoolNameSchema, schoolYearSchema } from './common.ts';
+import { NEEDS_UPDATE_REASONS } from '../records.ts';
+import { tableAnswerSchema } from '../answers.ts';
+import { emailSchema, idSchema, nullableIsoTimeSchema, pagingSchema, schoolNameSchema, schoolYearSchema } from './common.ts';
+import { districtGoalSchema } from './schoolYears.ts';
 
 export const MERGE_STRATEGIES = ['last-write-wins', 'merge', 'reject'] as const;
 export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
@@ -63,3 +66,190 @@ export const duplicateSchema = z.strictObject({ schoolYear: schoolYearSchema, fo
 export const compareQuerySchema = z.object({ compareYear: schoolYearSchema.optional(), steps: z.enum(['all']).optional() });
 
 export const transferSchema = z.strictObject({ formId: idSchema, newOwnerEmail: emailSchema });
+
+// ---- Responses (the server's presenters return exactly these shapes; the web client parses them)
+
+export const answerValueSchema = z.union([z.string(), z.boolean(), tableAnswerSchema, z.null()]);
+export const stepAnswersSchema = z.record(z.string(), answerValueSchema);
+
+export const needsUpdateFlagSchema = z.object({
+  questionId: z.string(),
+  stepKey: z.string(),
+  reason: z.enum(NEEDS_UPDATE_REASONS),
+  label: z.string(),
+});
+
+export const attestationSchema = z.object({ confirmed: z.boolean(), name: z.string(), signedAt: z.string(), signedBy: z.string() });
+
+export const transferRecordSchema = z.object({
+  fromUserId: z.string().nullable(),
+  fromEmail: z.string().nullable(),
+  toUserId: z.string(),
+  toEmail: z.string(),
+  transferredBy: z.string(),
+  transferredAt: z.string(),
+});
+
+/** The plan fields every payload carries (lists omit `formData`). */
+export const planSummarySchema = z.object({
+  _id: z.string(),
+  schoolName: z.string(),
+  schoolYear: z.string(),
+  status: z.enum(PLAN_STATUSES),
+  completedSteps: z.array(z.string()),
+  locked: z.boolean(),
+  userId: z.string().nullable(),
+  principalEmail: z.string().nullable(),
+  assignedTo: z.string().nullable(),
+  sharedWithEmails: z.array(z.string()),
+  needsUpdate: z.array(needsUpdateFlagSchema),
+  attestation: attestationSchema.nullable(),
+  transferHistory: z.array(transferRecordSchema),
+  notificationSent: z.boolean(),
+  allowEditsWhenArchived: z.boolean(),
+  questionBankVersion: z.number().int().nullable(),
+  copiedFromId: z.string().nullable(),
+  reviewComment: z.string().nullable(),
+  reviewedAt: nullableIsoTimeSchema,
+  submittedAt: nullableIsoTimeSchema,
+  createdAt: nullableIsoTimeSchema,
+  updatedAt: nullableIsoTimeSchema,
+});
+export type PlanSummary = z.infer<typeof planSummarySchema>;
+
+export const planListSchema = z.object({ forms: z.array(planSummarySchema), total: z.number().int(), page: z.number().int(), limit: z.number().int() });
+export type PlanList = z.infer<typeof planListSchema>;
+
+export const storedStepSchema = z.object({
+  completed: z.boolean(),
+  data: stepAnswersSchema,
+  revisionCount: z.number().int(),
+  lastUpdated: nullableIsoTimeSchema,
+});
+
+export const userPermissionSchema = z.object({
+  canRead: z.boolean(),
+  canEdit: z.boolean(),
+  canReview: z.boolean(),
+  canManage: z.boolean(),
+  canAttest: z.boolean(),
+  canSeePresence: z.boolean(),
+  isOwner: z.boolean(),
+  isPrincipal: z.boolean(),
+  /** Steps the caller may edit when a section-limited share grants it; null = every step. */
+  sections: z.array(z.string()).nullable(),
+  readSections: z.array(z.string()).nullable(),
+  readOnly: z.boolean(),
+});
+export type UserPermission = z.infer<typeof userPermissionSchema>;
+
+export const COMMENT_STATUSES = ['open', 'read', 'fixed'] as const;
+export const commentSchema = z.object({
+  _id: z.string(),
+  formId: z.string(),
+  stepKey: z.string().nullable(),
+  questionId: z.string().nullable(),
+  comment: z.string(),
+  authorId: z.string().nullable(),
+  authorName: z.string(),
+  status: z.enum(COMMENT_STATUSES),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type Comment = z.infer<typeof commentSchema>;
+
+export const planShareSchema = z.object({
+  userId: z.string(),
+  name: z.string(),
+  email: z.string(),
+  level: z.number().int(),
+  permissions: z.enum(['view', 'edit']),
+  sections: z.array(z.string()),
+});
+export type PlanShare = z.infer<typeof planShareSchema>;
+
+/** GET /api/forms/:id */
+export const fullPlanSchema = planSummarySchema.extend({
+  formData: z.record(z.string(), storedStepSchema),
+  stepKeys: z.array(z.string()),
+  userPermission: userPermissionSchema,
+  collaborationInfo: z.object({
+    owner: z.object({ _id: z.string(), name: z.string(), email: z.string() }).nullable(),
+    principalEmail: z.string().nullable(),
+    assignedTo: z.string().nullable(),
+    sharedWithEmails: z.array(z.string()),
+    shares: z.array(planShareSchema),
+  }),
+  comments: z.array(commentSchema),
+});
+export type FullPlan = z.infer<typeof fullPlanSchema>;
+
+/** GET and PUT /api/forms/:id/step/:n */
+export const stepResponseSchema = z.object({
+  success: z.literal(true),
+  stepKey: z.string(),
+  stepNumber: z.number().int(),
+  stepData: z.object({ completed: z.boolean(), data: stepAnswersSchema }),
+  lastUpdated: nullableIsoTimeSchema,
+  revisionCount: z.number().int(),
+  conflicts: z.array(z.string()).optional(),
+  warning: z.string().optional(),
+});
+export type StepResponse = z.infer<typeof stepResponseSchema>;
+
+export const personSchema = z.object({ userId: z.string(), name: z.string(), email: z.string() });
+export type Person = z.infer<typeof personSchema>;
+
+export const stepLockSchema = z.object({ stepKey: z.string(), lockedBy: personSchema, lockedAt: z.string(), expiresAt: z.string() });
+export type StepLock = z.infer<typeof stepLockSchema>;
+export const locksResponseSchema = z.object({ locks: z.array(stepLockSchema.extend({ isCurrentUser: z.boolean() })) });
+
+export const editorSchema = personSchema.extend({ stepKey: z.string().nullable(), lastSeen: z.string() });
+export type Editor = z.infer<typeof editorSchema>;
+export const editorsResponseSchema = z.object({ editors: z.array(editorSchema) });
+
+/** 423 from a step save: someone else holds the step lock. */
+export const lockedErrorSchema = z.object({ error: z.string(), lockedBy: personSchema, expiresAt: z.string() });
+/** 409 from a step save with `reject` (or a lost revision race). */
+export const conflictErrorSchema = z.looseObject({
+  error: z.string(),
+  conflict: z.boolean().optional(),
+  conflicts: z.array(z.string()).optional(),
+  serverData: stepAnswersSchema.optional(),
+  serverRevision: z.number().int().optional(),
+  serverLastUpdated: nullableIsoTimeSchema.optional(),
+});
+
+export const planUpdateResponseSchema = z.object({ success: z.literal(true), status: z.enum(PLAN_STATUSES).optional(), form: planSummarySchema });
+export const attestResponseSchema = z.object({ success: z.literal(true), attestation: attestationSchema });
+export const reviewFlagResponseSchema = z.object({ success: z.literal(true), needsUpdate: z.array(needsUpdateFlagSchema) });
+export const commentResponseSchema = z.object({ success: z.literal(true), comment: commentSchema });
+export const duplicateResponseSchema = z.object({
+  success: z.literal(true),
+  formId: z.string(),
+  schoolYear: z.string(),
+  sourceYear: z.string(),
+  message: z.string(),
+});
+
+export const compareRowSchema = z.object({
+  stepKey: z.string(),
+  stepTitle: z.string(),
+  questionId: z.string(),
+  questionNumber: z.string(),
+  title: z.string(),
+  previousValue: z.string(),
+  currentValue: z.string(),
+  changed: z.boolean(),
+});
+export const compareResponseSchema = z.object({
+  schoolName: z.string(),
+  currentYear: z.string(),
+  compareYear: z.string(),
+  currentFormId: z.string(),
+  previousFormId: z.string().nullable(),
+  districtGoals: z.array(districtGoalSchema),
+  rows: z.array(compareRowSchema),
+  changedCount: z.number().int(),
+});
+export type CompareResponse = z.infer<typeof compareResponseSchema>;

@@ -2,3 +2,14 @@ import { z } from 'zod';
 import { idSchema } from './common.ts';
 
 export const markNotificationReadSchema = z.strictObject({ notificationId: idSchema });
+
+export const notificationSchema = z.object({
+  _id: z.string(),
+  formId: z.string().nullable(),
+  kind: z.string(),
+  message: z.string(),
+  createdAt: z.string(),
+  readAt: z.string().nullable(),
+});
+export type Notification = z.infer<typeof notificationSchema>;
+export const notificationListSchema = z.object({ notifications: z.array(notificationSchema), unread: z.number().int() });

@@ -11,11 +11,12 @@ export const clientErrorSchema = z.object({
 });
 
 /** GET /api/public/overview (DESIGN.md section 4). */
-export interface PublicOverview {
-  currentYear: string;
-  previousYear: string;
-  sectionCount: number;
-  schoolsServed: number;
-  currentYearPlans: number;
-  submittedThisYear: number;
-}
+export const publicOverviewSchema = z.object({
+  currentYear: z.string(),
+  previousYear: z.string(),
+  sectionCount: z.number().int(),
+  schoolsServed: z.number().int(),
+  currentYearPlans: z.number().int(),
+  submittedThisYear: z.number().int(),
+});
+export type PublicOverview = z.infer<typeof publicOverviewSchema>;

@@ -1,8 +1,37 @@
 import { z } from 'zod';
 import { ID_PATTERN } from './common.ts';
 import { STEP_KEY_PATTERN } from '../steps.ts';
+import { PLAN_STATUSES } from '../roles.ts';
+import { commentSchema, editorSchema, personSchema } from './forms.ts';
+import { notificationSchema } from './notifications.ts';
 
 /** Payloads clients emit on /realtime (DESIGN.md section 6). */
 export const planJoinSchema = z.object({ formId: z.string().regex(ID_PATTERN), stepKey: z.string().regex(STEP_KEY_PATTERN).nullish() });
 export const planLeaveSchema = z.object({ formId: z.string().regex(ID_PATTERN) });
 export const presenceStepSchema = z.object({ formId: z.string().regex(ID_PATTERN), stepKey: z.string().regex(STEP_KEY_PATTERN).nullable() });
+
+// ---- Events the server emits (DESIGN.md section 6), as the web client reads them
+
+export const presenceEventSchema = z.object({ formId: z.string(), editors: z.array(editorSchema) });
+export const lockEventSchema = z.object({
+  formId: z.string(),
+  stepKey: z.string(),
+  state: z.enum(['acquired', 'released', 'expired']),
+  lockedBy: personSchema,
+  lockedAt: z.string().optional(),
+  expiresAt: z.string().optional(),
+});
+export type LockEvent = z.infer<typeof lockEventSchema>;
+export const commentEventSchema = z.object({ formId: z.string(), comment: commentSchema });
+export const statusEventSchema = z.object({ formId: z.string(), status: z.enum(PLAN_STATUSES) });
+export const flagEventSchema = z.object({ formId: z.string(), stepKey: z.string(), questionId: z.string() });
+export const stepSavedEventSchema = z.object({
+  formId: z.string(),
+  stepKey: z.string(),
+  revisionCount: z.number().int(),
+  lastUpdated: z.string().nullable(),
+  by: z.object({ userId: z.string(), name: z.string() }),
+});
+export type StepSavedEvent = z.infer<typeof stepSavedEventSchema>;
+export const notificationEventSchema = z.object({ notification: notificationSchema });
+export const joinAckSchema = z.union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), error: z.string() })]);

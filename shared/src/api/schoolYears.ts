@@ -6,13 +6,13 @@ export const yearQuerySchema = z.object({ schoolYear: schoolYearSchema.optional(
 
 export const nextYearSchema = z.strictObject({ fromYear: schoolYearSchema.optional() });
 
-const deadlineSchema = z.strictObject({
+export const deadlineSchema = z.strictObject({
   stepKey: z.string().regex(STEP_KEY_PATTERN),
   label: z.string().trim().min(1).max(200),
   dueDate: z.iso.date(),
 });
 
-const goalSchema = z.strictObject({
+export const districtGoalSchema = z.strictObject({
   key: z.string().trim().min(1).max(80),
   label: z.string().trim().min(1).max(200),
   target: z.union([z.number(), z.string().max(100)]),
@@ -24,5 +24,30 @@ export const updateYearSchema = z.strictObject({
   archived: z.boolean().optional(),
   questionBankVersion: z.number().int().positive().optional(),
   deadlines: z.array(deadlineSchema).max(100).optional(),
-  districtGoals: z.array(goalSchema).max(100).optional(),
+  districtGoals: z.array(districtGoalSchema).max(100).optional(),
 });
+
+const termSchema = z.object({ start: z.string(), end: z.string(), startLabel: z.string(), endLabel: z.string() });
+
+/** GET /api/school-year */
+export const yearSettingsSchema = z.object({
+  schoolYear: z.string(),
+  archived: z.boolean(),
+  questionBankVersion: z.number().int().nullable(),
+  deadlines: z.array(deadlineSchema),
+  districtGoals: z.array(districtGoalSchema),
+  term: termSchema,
+  stored: z.boolean(),
+  planCounts: z.object({ total: z.number().int(), unfinished: z.number().int(), liveOverrides: z.number().int() }),
+  cycle: z.object({
+    latestYear: z.string(),
+    nextYear: z.string(),
+    term: termSchema,
+    carriedOver: z.object({
+      questionBankVersion: z.number().int().nullable(),
+      districtGoals: z.array(districtGoalSchema),
+      deadlines: z.array(deadlineSchema),
+    }),
+  }),
+});
+export type YearSettings = z.infer<typeof yearSettingsSchema>;

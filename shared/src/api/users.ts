@@ -63,3 +63,25 @@ export const auditLogQuerySchema = pagingSchema.extend({
   from: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
   to: z.iso.datetime({ offset: true }).or(z.iso.date()).optional(),
 });
+
+export const assignedFormSchema = z.object({ formId: z.string(), permissions: z.enum(['view', 'edit']), sections: z.array(z.string()) });
+
+/** A user as the API shows it. */
+export const userSchema = z.object({
+  _id: z.string(),
+  name: z.string(),
+  email: z.string(),
+  level: z.number().int(),
+  schoolName: z.string(),
+  title: z.string(),
+  isActive: z.boolean(),
+  isDemo: z.boolean(),
+  permissions: z.record(z.string(), z.boolean()),
+  assignedForms: z.array(assignedFormSchema).optional(),
+  createdAt: z.string(),
+  updatedAt: z.string(),
+});
+export type User = z.infer<typeof userSchema>;
+
+export const userListSchema = z.object({ users: z.array(userSchema), total: z.number().int(), page: z.number().int(), limit: z.number().int() });
+export type UserList = z.infer<typeof userListSchema>;
