@@ -13,18 +13,24 @@ export const presenceStepSchema = z.object({ formId: z.string().regex(ID_PATTERN
 // ---- Events the server emits (DESIGN.md section 6), as the web client reads them
 
 export const presenceEventSchema = z.object({ formId: z.string(), editors: z.array(editorSchema) });
+export type PresenceEvent = z.infer<typeof presenceEventSchema>;
 export const lockEventSchema = z.object({
   formId: z.string(),
   stepKey: z.string(),
   state: z.enum(['acquired', 'released', 'expired']),
   lockedBy: personSchema,
-  lockedAt: z.string().optional(),
+  /** Sent with `acquired` only. */
   expiresAt: z.string().optional(),
 });
 export type LockEvent = z.infer<typeof lockEventSchema>;
 export const commentEventSchema = z.object({ formId: z.string(), comment: commentSchema });
-export const statusEventSchema = z.object({ formId: z.string(), status: z.enum(PLAN_STATUSES) });
+export type CommentEvent = z.infer<typeof commentEventSchema>;
+/** A plan moved: `submit` by an editor, `review` by a Super Admin. */
+export const statusEventSchema = z.object({ formId: z.string(), status: z.enum(PLAN_STATUSES), action: z.enum(['submit', 'review']) });
+export type StatusEvent = z.infer<typeof statusEventSchema>;
+/** A review flag was cleared ("mark reviewed"). */
 export const flagEventSchema = z.object({ formId: z.string(), stepKey: z.string(), questionId: z.string() });
+export type FlagEvent = z.infer<typeof flagEventSchema>;
 export const stepSavedEventSchema = z.object({
   formId: z.string(),
   stepKey: z.string(),
@@ -34,4 +40,5 @@ export const stepSavedEventSchema = z.object({
 });
 export type StepSavedEvent = z.infer<typeof stepSavedEventSchema>;
 export const notificationEventSchema = z.object({ notification: notificationSchema });
+export type NotificationEvent = z.infer<typeof notificationEventSchema>;
 export const joinAckSchema = z.union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), error: z.string() })]);

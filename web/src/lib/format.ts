@@ -25,3 +25,14 @@ export function statusLabel(status: string): string {
 export function levelName(level: number): string {
   return level in LEVEL_NAMES ? LEVEL_NAMES[level as Level] : `Level ${level}`;
 }
+
+const time = new Intl.DateTimeFormat('en-US', { hour: 'numeric', minute: '2-digit' });
+const date = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
+const dateTime = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
+
+/** "10:42 AM" in the reader's time zone. */
+export const timeLabel = (at: Date | string) => time.format(new Date(at));
+/** "September 30, 2026" for a calendar date (`YYYY-MM-DD`). */
+export const dateLabel = (isoDate: string) => date.format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
+/** "Nov 24, 10:42 AM" */
+export const dateTimeLabel = (at: Date | string) => dateTime.format(new Date(at));

@@ -1,0 +1,14 @@
+import type { HandleClientError } from '@sveltejs/kit/hooks';
+import { reportClientError } from '#lib/errorReport.ts';
+
+// Errors outside SvelteKit's own handling (event handlers, timers, promises) are reported too.
+window.addEventListener('error', (event) => reportClientError(event.error ?? event.message));
+window.addEventListener('unhandledrejection', (event) => reportClientError(event.reason));
+
+/** Errors while loading or rendering a page: unknown ones are reported, then +error.svelte offers a way back. */
+export const handleError: HandleClientError = ({ kind, error }) => {
+  if (kind === 'unknown') {
+    reportClientError(error);
+    return { message: 'Something went wrong on this page.' };
+  }
+};

@@ -1,0 +1,89 @@
+// The one typed client of the REST API: every answer is parsed with the zod schema in shared/.
+import { z } from 'zod';
+import { sessionSchema } from '@csp/shared/api/auth';
+import { successSchema } from '@csp/shared/api/common';
+import {
+  attestResponseSchema,
+  commentResponseSchema,
+  editorsResponseSchema,
+  fullPlanSchema,
+  locksResponseSchema,
+  planListSchema,
+  planShareSchema,
+  planUpdateResponseSchema,
+  reviewFlagResponseSchema,
+  stepResponseSchema,
+  type MergeStrategy,
+} from '@csp/shared/api/forms';
+import { notificationListSchema } from '@csp/shared/api/notifications';
+import { publicOverviewSchema } from '@csp/shared/api/public';
+import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
+import { yearSettingsSchema } from '@csp/shared/api/schoolYears';
+import { userListSchema } from '@csp/shared/api/users';
+import type { PlanStatus, StepAnswers } from '@csp/shared';
+import { query, request } from './client.ts';
+
+export { ApiError } from './client.ts';
+
+const plan = (id: string) => `/api/forms/${id}`;
+const step = (id: string, stepNumber: number) => `${plan(id)}/step/${stepNumber}`;
+
+export interface StepSave {
+  data: StepAnswers;
+  completed?: boolean;
+  revisionCount?: number;
+  mergeStrategy: MergeStrategy;
+}
+
+export const api = {
+  session: (signal?: AbortSignal) => request('GET', '/api/auth/session', sessionSchema, undefined, signal),
+  signOut: () => request('POST', '/api/auth/signout', successSchema, {}),
+  stopPreview: () => request('DELETE', '/api/auth/preview', successSchema.loose(), {}),
+  publicOverview: (signal?: AbortSignal) => request('GET', '/api/public/overview', publicOverviewSchema, undefined, signal),
+
+  plans: (schoolYear?: string, signal?: AbortSignal) => request('GET', `/api/forms${query({ schoolYear })}`, planListSchema, undefined, signal),
+  plan: (id: string, signal?: AbortSignal) => request('GET', plan(id), fullPlanSchema, undefined, signal),
+  step: (id: string, stepNumber: number, signal?: AbortSignal) => request('GET', step(id, stepNumber), stepResponseSchema, undefined, signal),
+  saveStep: (id: string, stepNumber: number, save: StepSave) =>
+    request('PUT', step(id, stepNumber), stepResponseSchema, {
+      stepData: { data: save.data, ...(save.completed === undefined ? {} : { completed: save.completed }) },
+      ...(save.revisionCount === undefined ? {} : { revisionCount: save.revisionCount }),
+      mergeStrategy: save.mergeStrategy,
+    }),
+  unlockStep: (id: string, stepNumber: number) =>
+    request('POST', `${step(id, stepNumber)}/unlock`, z.object({ success: z.literal(true), released: z.boolean() }), {}),
+  locks: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/locks`, locksResponseSchema, undefined, signal),
+  editors: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/editors`, editorsResponseSchema, undefined, signal),
+
+  attest: (id: string, name: string) => request('POST', `${plan(id)}/attest`, attestResponseSchema, { name }),
+  submit: (id: string) => request('PUT', plan(id), planUpdateResponseSchema, { action: 'submit' }),
+  review: (id: string, status: PlanStatus, comment?: string) =>
+    request('PUT', plan(id), planUpdateResponseSchema, { action: 'review', status, ...(comment ? { comment } : {}) }),
+  clearReviewFlag: (id: string, questionId: string, stepKey: string) =>
+    request('POST', `${plan(id)}/review-flag`, reviewFlagResponseSchema, { questionId, stepKey }),
+
+  createComment: (id: string, comment: string, stepKey?: string, questionId?: string) =>
+    request('POST', `${plan(id)}/comments`, commentResponseSchema, { comment, ...(stepKey ? { stepKey } : {}), ...(questionId ? { questionId } : {}) }),
+  setCommentStatus: (id: string, commentId: string, action: 'read' | 'fixed') =>
+    request('PUT', `${plan(id)}/comments/${commentId}`, commentResponseSchema, { action }),
+
+  shares: (formId: string, signal?: AbortSignal) =>
+    request('GET', `/api/admin/forms/share${query({ formId })}`, z.object({ shares: z.array(planShareSchema) }), undefined, signal),
+  share: (formId: string, userIds: string[], permissions: 'view' | 'edit', sections: string[]) =>
+    request('POST', '/api/admin/forms/share', successSchema.loose(), { formId, userIds, permissions, sections }),
+  unshare: (formId: string, userIds: string[]) => request('DELETE', '/api/admin/forms/share', successSchema.loose(), { formId, userIds }),
+  schoolUsers: (schoolName: string, signal?: AbortSignal) =>
+    request('GET', `/api/users${query({ schoolName, limit: 200 })}`, userListSchema, undefined, signal),
+
+  questionBank: (version: number | null, signal?: AbortSignal) =>
+    request('GET', `/api/question-bank${query({ version })}`, questionBankResponseSchema, undefined, signal),
+  schoolYear: (schoolYear: string, signal?: AbortSignal) => request('GET', `/api/school-year${query({ schoolYear })}`, yearSettingsSchema, undefined, signal),
+  notifications: (signal?: AbortSignal) => request('GET', '/api/notifications', notificationListSchema, undefined, signal),
+
+  exportUrl: (id: string, kind: 'pdf' | 'docx') => `${plan(id)}/export/${kind}`,
+};
+
+/** Sign-in URL that comes back to `callbackUrl` (a same-origin path) afterwards. */
+export function signInUrl(callbackUrl: string): string {
+  return `/api/auth/signin?callbackUrl=${encodeURIComponent(callbackUrl).replaceAll('%2F', '/')}`;
+}

@@ -1,0 +1,73 @@
+import { io, type Socket } from 'socket.io-client';
+import type { z } from 'zod';
+import { joinAckSchema } from '@csp/shared/api/realtime';
+
+export type ConnectionState = 'connecting' | 'connected' | 'offline';
+
+/**
+ * The tab's one Socket.IO connection to the realtime gateway (/realtime): presence, locks,
+ * comments, statuses, review flags, saves and notifications arrive here, never by polling.
+ * WebSocket only, so any server process can take it without sticky sessions.
+ */
+class RealtimeConnection {
+  state = $state<ConnectionState>('connecting');
+  private socket: Socket | null = null;
+  /** Plans this tab has joined, with the step it is on: joined again after a reconnect. */
+  private readonly joined = new Map<string, string | null>();
+
+  private connect(): Socket {
+    if (this.socket) return this.socket;
+    const socket = io({ path: '/realtime', transports: ['websocket'], withCredentials: true });
+    socket.on('connect', () => {
+      this.state = 'connected';
+      for (const [formId, stepKey] of this.joined) void this.emitJoin(formId, stepKey);
+    });
+    socket.on('disconnect', () => (this.state = navigator.onLine ? 'connecting' : 'offline'));
+    socket.on('connect_error', () => (this.state = navigator.onLine ? 'connecting' : 'offline'));
+    this.socket = socket;
+    return socket;
+  }
+
+  /** Listens to a server event whose payload is checked with its shared schema; returns the unsubscribe. */
+  on<S extends z.ZodType>(event: string, schema: S, handler: (payload: z.infer<S>) => void): () => void {
+    const socket = this.connect();
+    const listener = (raw: unknown) => {
+      const parsed = schema.safeParse(raw);
+      if (parsed.success) handler(parsed.data);
+    };
+    socket.on(event, listener);
+    return () => socket.off(event, listener);
+  }
+
+  /** Joins a plan's room (presence on `stepKey`); resolves with the gateway's answer. */
+  async join(formId: string, stepKey: string | null): Promise<{ ok: boolean; error?: string }> {
+    this.joined.set(formId, stepKey);
+    this.connect();
+    return this.emitJoin(formId, stepKey);
+  }
+
+  /** Moves this tab's presence to another step of a joined plan. */
+  moveTo(formId: string, stepKey: string | null): void {
+    if (!this.joined.has(formId)) return;
+    this.joined.set(formId, stepKey);
+    if (this.socket?.connected) this.socket.emit('presence:step', { formId, stepKey });
+  }
+
+  leave(formId: string): void {
+    if (!this.joined.delete(formId)) return;
+    if (this.socket?.connected) this.socket.emit('plan:leave', { formId });
+  }
+
+  private async emitJoin(formId: string, stepKey: string | null): Promise<{ ok: boolean; error?: string }> {
+    const socket = this.socket;
+    if (!socket?.connected) return { ok: false, error: 'Not connected' };
+    try {
+      const ack = joinAckSchema.safeParse(await socket.timeout(10_000).emitWithAck('plan:join', { formId, stepKey }));
+      return ack.success ? ack.data : { ok: false, error: 'Unexpected answer' };
+    } catch {
+      return { ok: false, error: 'No answer from the server' };
+    }
+  }
+}
+
+export const realtime = new RealtimeConnection();

@@ -1,0 +1,175 @@
+import * as Y from 'yjs';
+import { isBlankAnswer, readAnswers, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
+import { lockedErrorSchema, type Person } from '@csp/shared/api/forms';
+import { api, ApiError } from '#lib/api/index.ts';
+import type { PlanState } from './plan.svelte.ts';
+
+export const AUTOSAVE_DELAY_MS = 3_000;
+
+export type SaveStatus =
+  | { kind: 'idle' }
+  | { kind: 'pending' }
+  | { kind: 'saving' }
+  | { kind: 'saved'; at: Date; warning?: string }
+  | { kind: 'offline' }
+  | { kind: 'locked'; by: Person; until: Date | null }
+  | { kind: 'waiting'; reason: string; until: Date }
+  | { kind: 'error'; message: string };
+
+const same = (a: Answer | undefined, b: Answer | undefined) => sameAnswer(a, b) || (isBlankAnswer(a) && isBlankAnswer(b));
+
+export interface AutosaveOptions {
+  plan: PlanState;
+  stepNumber: number;
+  step: Step;
+  doc: Y.Doc;
+  /** True while the step's live document is connected and synced with the server. */
+  isLive: () => boolean;
+}
+
+/**
+ * Saves one step's live document through the step-save route (the store of record) about every
+ * 3 s while it changes. What is sent is every answer where the merged live document differs from
+ * the stored record, so the record always catches up with what everyone typed; an answer nobody
+ * changed is never sent, so nothing is overwritten that the document does not already hold.
+ * Saves go out only while the document is synced (its CRDT has merged everyone's edits); offline
+ * edits stay in the browser (IndexedDB) and are saved once it reconnects. A refused save is
+ * handled as its answer says: 423 waits for the lock, 429 for Retry-After, 409 retries on the
+ * record, 401/403/400 stop and say why; none of them overwrites anyone's words.
+ */
+export class StepAutosave {
+  status = $state<SaveStatus>({ kind: 'idle' });
+  readonly #options: AutosaveOptions;
+  #timer: ReturnType<typeof setTimeout> | null = null;
+  #inFlight: Promise<void> | null = null;
+  #closed = false;
+
+  constructor(options: AutosaveOptions) {
+    this.#options = options;
+    options.doc.on('update', this.#onUpdate);
+    window.addEventListener('online', this.#onOnline);
+  }
+
+  /** Answers of the live document that the record does not hold yet. */
+  dirty(): StepAnswers {
+    const { plan, step, doc } = this.#options;
+    const stored = plan.stored[step.key]?.data ?? {};
+    const answers = readAnswers(doc);
+    const dirty: StepAnswers = {};
+    for (const question of step.questions) {
+      if (!same(answers[question.id], stored[question.id])) dirty[question.id] = answers[question.id] ?? null;
+    }
+    return dirty;
+  }
+
+  get hasUnsavedWork(): boolean {
+    return this.#inFlight !== null || Object.keys(this.dirty()).length > 0;
+  }
+
+  /** The live document (re)connected: save what waited. */
+  connected(): void {
+    if (this.status.kind === 'offline' || Object.keys(this.dirty()).length > 0) this.schedule(0);
+  }
+
+  disconnected(): void {
+    if (Object.keys(this.dirty()).length > 0) this.status = { kind: 'offline' };
+  }
+
+  #onUpdate = () => {
+    if (this.#closed || this.#options.plan.views[this.#options.stepNumber - 1]?.canEdit === false) return;
+    if (this.status.kind === 'saved' || this.status.kind === 'idle') this.status = { kind: 'pending' };
+    // About every 3 s while typing goes on (not 3 s after it stops): co-editors' records stay close.
+    if (!this.#timer && !this.#inFlight) this.schedule(AUTOSAVE_DELAY_MS);
+  };
+
+  #onOnline = () => this.connected();
+
+  schedule(delayMs: number): void {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      void this.flush();
+    }, delayMs);
+  }
+
+  /** Saves now (one save at a time; changes made meanwhile go in the next). */
+  async flush(): Promise<void> {
+    if (this.#inFlight) return this.#inFlight;
+    this.#inFlight = this.#save().finally(() => (this.#inFlight = null));
+    await this.#inFlight;
+  }
+
+  async #save(): Promise<void> {
+    const { plan, stepNumber, isLive } = this.#options;
+    const dirty = this.dirty();
+    if (Object.keys(dirty).length === 0) {
+      if (this.status.kind === 'pending' || this.status.kind === 'offline') this.status = { kind: 'saved', at: new Date() };
+      return;
+    }
+    if (!isLive()) {
+      this.status = { kind: 'offline' };
+      return;
+    }
+    this.status = { kind: 'saving' };
+    try {
+      const response = await api.saveStep(plan.id, stepNumber, { data: dirty, mergeStrategy: 'last-write-wins' });
+      plan.applySaved(response);
+      this.status = { kind: 'saved', at: new Date(), ...(response.warning ? { warning: response.warning } : {}) };
+      // Typed during the save, or merged in from others: the next save follows.
+      if (!this.#closed && Object.keys(this.dirty()).length > 0) this.schedule(AUTOSAVE_DELAY_MS);
+    } catch (error) {
+      this.#refused(error);
+    }
+  }
+
+  #refused(error: unknown): void {
+    if (!(error instanceof ApiError)) {
+      this.status = { kind: 'error', message: 'Something went wrong while saving. Your changes are kept in this browser.' };
+      return;
+    }
+    if (error.offline) {
+      this.status = { kind: 'offline' };
+      return;
+    }
+    const later = (seconds: number) => {
+      if (!this.#closed) this.schedule(seconds * 1000);
+      return new Date(Date.now() + seconds * 1000);
+    };
+    switch (error.status) {
+      case 423: {
+        const locked = lockedErrorSchema.safeParse(error.body);
+        const until = locked.success ? new Date(locked.data.expiresAt) : null;
+        const wait = until ? Math.min(Math.max((until.getTime() - Date.now()) / 1000, 5), 30) : 15;
+        later(wait);
+        this.status = locked.success ? { kind: 'locked', by: locked.data.lockedBy, until } : { kind: 'error', message: error.message };
+        return;
+      }
+      case 429: {
+        const seconds = error.retryAfter ?? 30;
+        this.status = { kind: 'waiting', reason: 'Too many saves in a minute', until: later(seconds) };
+        return;
+      }
+      case 409:
+        this.status = { kind: 'waiting', reason: 'Others saved this step at the same moment', until: later(2) };
+        return;
+      case 401:
+        this.status = { kind: 'error', message: 'Your session has ended. Sign in again; your changes are kept in this browser.' };
+        return;
+      case 403:
+        this.status = { kind: 'error', message: 'You can no longer change this step. Your changes are kept in this browser.' };
+        return;
+      default:
+        this.status = { kind: 'error', message: error.message };
+    }
+  }
+
+  /** Saves what is left (leaving the step) and stops listening. */
+  async close(): Promise<void> {
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    this.#options.doc.off('update', this.#onUpdate);
+    window.removeEventListener('online', this.#onOnline);
+    if (this.#options.isLive()) await this.flush().catch(() => {});
+    this.#closed = true;
+  }
+}

@@ -1,0 +1,198 @@
+import { isAnswered, visibleQuestions, type NeedsUpdateFlag, type PlanStatus, type Question, type Step, type StepAnswers } from '@csp/shared';
+import type { Comment, FullPlan, StepLock, StepResponse } from '@csp/shared/api/forms';
+import type { Deadline } from '@csp/shared';
+import { commentEventSchema, flagEventSchema, lockEventSchema, statusEventSchema, stepSavedEventSchema } from '@csp/shared/api/realtime';
+import { api } from '#lib/api/index.ts';
+import { realtime } from '#lib/realtime/socket.svelte.ts';
+import { PlanCollab } from '#lib/realtime/collab.ts';
+import { PresenceState } from './presence.svelte.ts';
+
+export interface StoredStep {
+  completed: boolean;
+  data: StepAnswers;
+  revisionCount: number;
+  lastUpdated: string | null;
+}
+
+export interface PlanStepView {
+  key: string;
+  number: number;
+  title: string;
+  step: Step;
+  completed: boolean;
+  canRead: boolean;
+  canEdit: boolean;
+  flags: NeedsUpdateFlag[];
+  /** Required questions a person can see and has not answered yet. */
+  unanswered: Question[];
+  /** The step lock when someone else holds it. */
+  lockedByOther: StepLock | null;
+  dueDate: string | null;
+}
+
+/** Why a plan cannot be changed by the caller, in words, or null when it can. */
+export type ReadOnlyReason = 'archived' | 'view-only' | null;
+
+/**
+ * One open plan: its record, its bank, stored answers per step, locks, presence and comments,
+ * kept current by the realtime gateway's events (nothing is polled). Created by the plan layout
+ * and shared with its pages through context.
+ */
+export class PlanState {
+  plan = $state<FullPlan>() as FullPlan;
+  steps = $state.raw<Step[]>([]);
+  stored = $state<Record<string, StoredStep>>({});
+  locks = $state<Record<string, StepLock>>({});
+  comments = $state<Comment[]>([]);
+  deadlines = $state.raw<Deadline[]>([]);
+  readonly presence: PresenceState;
+  readonly me: string;
+
+  private readonly unsubscribe: (() => void)[] = [];
+  #collab: PlanCollab | null = null;
+  private readonly refreshTimers = new Map<string, ReturnType<typeof setTimeout>>();
+
+  constructor(plan: FullPlan, steps: Step[], deadlines: Deadline[], me: string) {
+    this.plan = plan;
+    this.steps = steps;
+    this.stored = { ...plan.formData };
+    this.comments = plan.comments;
+    this.deadlines = deadlines;
+    this.me = me;
+    this.presence = new PresenceState(plan._id);
+    const mine = (formId: string) => formId === plan._id;
+    this.unsubscribe.push(
+      realtime.on('lock', lockEventSchema, (event) => {
+        if (!mine(event.formId)) return;
+        if (event.state === 'acquired') {
+          this.locks[event.stepKey] = {
+            stepKey: event.stepKey,
+            lockedBy: event.lockedBy,
+            lockedAt: new Date().toISOString(),
+            expiresAt: event.expiresAt ?? '',
+          };
+        } else delete this.locks[event.stepKey];
+      }),
+      realtime.on('comment', commentEventSchema, ({ formId, comment }) => {
+        if (mine(formId)) this.upsertComment(comment);
+      }),
+      realtime.on('status', statusEventSchema, ({ formId, status }) => {
+        if (mine(formId)) this.plan.status = status;
+      }),
+      realtime.on('flag', flagEventSchema, ({ formId, stepKey, questionId }) => {
+        if (mine(formId)) this.plan.needsUpdate = this.plan.needsUpdate.filter((flag) => !(flag.questionId === questionId && flag.stepKey === stepKey));
+      }),
+      realtime.on('step:saved', stepSavedEventSchema, ({ formId, stepKey, revisionCount }) => {
+        if (mine(formId) && (this.stored[stepKey]?.revisionCount ?? -1) < revisionCount) this.scheduleRefresh(stepKey);
+      }),
+    );
+  }
+
+  /** Joins the plan's room, then reads the locks (events keep them current from then on). */
+  async connect(stepKey: string | null): Promise<void> {
+    await realtime.join(this.plan._id, stepKey);
+    if (!this.plan.userPermission.canSeePresence) return;
+    const { locks } = await api.locks(this.plan._id).catch(() => ({ locks: [] }));
+    this.locks = Object.fromEntries(locks.map((lock) => [lock.stepKey, lock]));
+  }
+
+  get id(): string {
+    return this.plan._id;
+  }
+
+  /** The plan's one collaboration socket: every step document it opens shares it. */
+  get collab(): PlanCollab {
+    this.#collab ??= new PlanCollab();
+    return this.#collab;
+  }
+
+  readonly permission = $derived(this.plan.userPermission);
+
+  readonly readOnlyReason: ReadOnlyReason = $derived(
+    this.plan.locked && !this.plan.allowEditsWhenArchived ? 'archived' : !this.plan.userPermission.canEdit ? 'view-only' : null,
+  );
+
+  readonly views: PlanStepView[] = $derived(
+    this.steps.map((step, index) => {
+      const stored = this.stored[step.key];
+      const permission = this.plan.userPermission;
+      const lock = this.locks[step.key];
+      return {
+        key: step.key,
+        number: index + 1,
+        title: step.title,
+        step,
+        completed: this.plan.completedSteps.includes(step.key),
+        canRead: permission.canRead && (permission.readSections === null || permission.readSections.includes(step.key)),
+        canEdit: permission.canEdit && (permission.sections === null || permission.sections.includes(step.key)),
+        flags: this.plan.needsUpdate.filter((flag) => flag.stepKey === step.key),
+        unanswered: stored
+          ? visibleQuestions(step, stored.data).filter((question) => question.required && !isAnswered(question, stored.data[question.id] ?? undefined))
+          : [],
+        lockedByOther: lock && lock.lockedBy.userId !== this.me ? lock : null,
+        dueDate: this.deadlines.find((deadline) => deadline.stepKey === step.key)?.dueDate ?? null,
+      };
+    }),
+  );
+
+  readonly completedCount = $derived(this.views.filter((view) => view.completed).length);
+  readonly unansweredCount = $derived(this.views.reduce((sum, view) => sum + view.unanswered.length, 0));
+
+  view(stepNumber: number): PlanStepView | undefined {
+    return this.views[stepNumber - 1];
+  }
+
+  /** A step the caller saved: the answer is the new record. */
+  applySaved(response: StepResponse): void {
+    this.stored[response.stepKey] = {
+      completed: response.stepData.completed,
+      data: response.stepData.data,
+      revisionCount: response.revisionCount,
+      lastUpdated: response.lastUpdated,
+    };
+    this.markCompleted(response.stepKey, response.stepData.completed);
+  }
+
+  private markCompleted(stepKey: string, completed: boolean): void {
+    const has = this.plan.completedSteps.includes(stepKey);
+    if (completed && !has) this.plan.completedSteps = this.steps.map((s) => s.key).filter((key) => key === stepKey || this.plan.completedSteps.includes(key));
+    if (!completed && has) this.plan.completedSteps = this.plan.completedSteps.filter((key) => key !== stepKey);
+  }
+
+  /** Someone saved a step: read it once (coalesced), so completion and summaries stay true. */
+  private scheduleRefresh(stepKey: string): void {
+    clearTimeout(this.refreshTimers.get(stepKey));
+    this.refreshTimers.set(
+      stepKey,
+      setTimeout(() => {
+        this.refreshTimers.delete(stepKey);
+        const number = this.steps.findIndex((step) => step.key === stepKey) + 1;
+        if (number > 0 && this.views[number - 1]?.canRead)
+          void api.step(this.id, number).then(
+            (response) => this.applySaved(response),
+            () => {},
+          );
+      }, 500),
+    );
+  }
+
+  upsertComment(comment: Comment): void {
+    const index = this.comments.findIndex((existing) => existing._id === comment._id);
+    if (comment.status === 'fixed') {
+      if (index >= 0) this.comments.splice(index, 1);
+    } else if (index >= 0) this.comments[index] = comment;
+    else this.comments.push(comment);
+  }
+
+  setStatus(status: PlanStatus): void {
+    this.plan.status = status;
+  }
+
+  destroy(): void {
+    for (const stop of this.unsubscribe) stop();
+    for (const timer of this.refreshTimers.values()) clearTimeout(timer);
+    this.presence.destroy();
+    this.#collab?.destroy();
+    realtime.leave(this.plan._id);
+  }
+}

@@ -1,0 +1,178 @@
+import * as Y from 'yjs';
+import { ANSWERS_MAP, TABLE_MAX_ROWS, readAnswers, type Answer, type Question, type Step, type StepAnswers } from '@csp/shared';
+import type { StepDocument } from '#lib/realtime/collab.ts';
+import { colourFor } from './presence.svelte.ts';
+import { StepAutosave } from './autosave.svelte.ts';
+import type { PlanState } from './plan.svelte.ts';
+
+export interface FieldPerson {
+  clientId: number;
+  userId: string;
+  name: string;
+  colour: string;
+}
+
+/** Where the live document stands: what the person sees next to the step title. */
+export type LiveState = 'loading' | 'live' | 'local' | 'refused';
+
+/**
+ * One open step: its live Y.js document (shared over the plan's collaboration socket and kept in
+ * IndexedDB), the answers as plain values for rendering, who is in which field (awareness), and
+ * the autosave. Local edits go straight into the document; text fields bind to Y.Text directly.
+ */
+export class StepEditor {
+  readonly step: Step;
+  readonly stepNumber: number;
+  readonly document: StepDocument;
+  readonly answersMap: Y.Map<unknown>;
+  readonly autosave: StepAutosave;
+
+  answers = $state.raw<StepAnswers>({});
+  live = $state<LiveState>('loading');
+  /** The server connected this document read-only (view-only share or archived year). */
+  serverReadOnly = $state(false);
+  /** Editing may start: the document is synced now, or this browser holds a synced copy. */
+  ready = $state(false);
+  refusal = $state('');
+  people = $state.raw<Map<string, FieldPerson[]>>(new Map());
+
+  readonly #cleanups: (() => void)[] = [];
+
+  constructor(plan: PlanState, step: Step, stepNumber: number, me: { userId: string; name: string }) {
+    this.step = step;
+    this.stepNumber = stepNumber;
+    this.document = plan.collab.open(plan.id, step.key);
+    const { doc, provider } = this.document;
+    this.answersMap = doc.getMap(ANSWERS_MAP);
+    this.autosave = new StepAutosave({ plan, stepNumber, step, doc, isLive: () => this.live === 'live' });
+
+    const refresh = () => (this.answers = readAnswers(doc));
+    doc.on('update', refresh);
+    this.#cleanups.push(() => doc.off('update', refresh));
+
+    void this.document.localReady.then((syncedBefore) => {
+      refresh();
+      if (syncedBefore) this.ready = true;
+      if (this.live === 'loading') this.live = 'local';
+    });
+
+    const onSynced = () => {
+      this.live = 'live';
+      this.ready = true;
+      this.serverReadOnly = provider.authorizedScope === 'readonly';
+      refresh();
+      this.autosave.connected();
+    };
+    const onStatus = ({ status }: { status: string }) => {
+      if (status !== 'connected' && this.live === 'live') {
+        this.live = 'local';
+        this.autosave.disconnected();
+      }
+    };
+    const onRefused = ({ reason }: { reason: string }) => {
+      this.live = 'refused';
+      this.refusal = reason;
+    };
+    provider.on('synced', onSynced);
+    provider.on('status', onStatus);
+    provider.on('authenticationFailed', onRefused);
+    this.#cleanups.push(() => {
+      provider.off('synced', onSynced);
+      provider.off('status', onStatus);
+      provider.off('authenticationFailed', onRefused);
+    });
+    if (provider.synced) onSynced();
+
+    const awareness = provider.awareness;
+    if (awareness) {
+      awareness.setLocalStateField('user', { userId: me.userId, name: me.name, colour: colourFor(me.userId) });
+      const onAwareness = () => {
+        const byField = new Map<string, FieldPerson[]>();
+        awareness.getStates().forEach((state, clientId) => {
+          if (clientId === awareness.clientID) return;
+          const user = state.user as { userId: string; name: string; colour: string } | undefined;
+          const field = state.field as string | undefined;
+          if (!user || !field || user.userId === me.userId) return;
+          byField.set(field, [...(byField.get(field) ?? []), { clientId, userId: user.userId, name: user.name, colour: user.colour }]);
+        });
+        this.people = byField;
+      };
+      awareness.on('change', onAwareness);
+      this.#cleanups.push(() => awareness.off('change', onAwareness));
+    }
+  }
+
+  /** Tells co-editors which question this person is in (null: none). */
+  focus(questionId: string | null): void {
+    this.document.provider.awareness?.setLocalStateField('field', questionId);
+  }
+
+  setValue(questionId: string, value: Answer): void {
+    this.document.doc.transact(() => {
+      if (value === null) this.answersMap.delete(questionId);
+      else this.answersMap.set(questionId, value);
+    });
+  }
+
+  /** The table's Y.Map, created with the question's headers the first time someone edits it. */
+  #table(question: Question): { rows: Y.Array<Y.Map<string>> } {
+    let table = this.answersMap.get(question.id);
+    if (!(table instanceof Y.Map)) {
+      table = new Y.Map<unknown>();
+      this.answersMap.set(question.id, table);
+      const headers = new Y.Array<string>();
+      headers.push((question.columns ?? []).map((column) => column.header));
+      (table as Y.Map<unknown>).set('headers', headers);
+      (table as Y.Map<unknown>).set('rows', new Y.Array<Y.Map<string>>());
+    }
+    return { rows: (table as Y.Map<unknown>).get('rows') as Y.Array<Y.Map<string>> };
+  }
+
+  setCell(question: Question, row: number, column: number, value: string): void {
+    this.document.doc.transact(() => {
+      const { rows } = this.#table(question);
+      while (rows.length <= row && rows.length < TABLE_MAX_ROWS) rows.push([new Y.Map<string>()]);
+      rows.get(row)?.set(String(column), value);
+    });
+  }
+
+  addRow(question: Question): void {
+    this.document.doc.transact(() => {
+      const { rows } = this.#table(question);
+      if (rows.length < TABLE_MAX_ROWS) rows.push([new Y.Map<string>()]);
+    });
+  }
+
+  removeRow(question: Question, row: number): void {
+    this.document.doc.transact(() => {
+      const { rows } = this.#table(question);
+      if (row < rows.length) rows.delete(row, 1);
+    });
+  }
+
+  /** Rows pasted from a spreadsheet, written from the given cell on (new rows as needed, within the limits). */
+  pasteRows(question: Question, fromRow: number, fromColumn: number, cells: string[][]): number {
+    const width = question.columns?.length ?? 0;
+    let written = 0;
+    this.document.doc.transact(() => {
+      const { rows } = this.#table(question);
+      cells.forEach((line, offset) => {
+        const index = fromRow + offset;
+        if (index >= TABLE_MAX_ROWS) return;
+        while (rows.length <= index) rows.push([new Y.Map<string>()]);
+        const row = rows.get(index);
+        line.slice(0, Math.max(width - fromColumn, 0)).forEach((cell, column) => row.set(String(fromColumn + column), cell));
+        written++;
+      });
+    });
+    return written;
+  }
+
+  /** Saves what is left, then closes the document (its socket stays open for the plan's other steps). */
+  async close(): Promise<void> {
+    for (const cleanup of this.#cleanups) cleanup();
+    this.focus(null);
+    await this.autosave.close();
+    this.document.destroy();
+  }
+}
