@@ -31,7 +31,7 @@ const date = new Intl.DateTimeFormat('en-US', { month: 'long', day: 'numeric', y
 const dateTime = new Intl.DateTimeFormat('en-US', { month: 'short', day: 'numeric', hour: 'numeric', minute: '2-digit' });
 
 /** "10:42 AM" in the reader's time zone. */
-export const timeLabel = (at: Date | string) => time.format(new Date(at));
+export const timeLabel = (at: Date | string | number) => time.format(new Date(at));
 /** "September 30, 2026" for a calendar date (`YYYY-MM-DD`). */
 export const dateLabel = (isoDate: string) => date.format(new Date(`${isoDate.slice(0, 10)}T00:00:00Z`));
 /** "Nov 24, 10:42 AM" */

@@ -10,10 +10,10 @@ export type SaveStatus =
   | { kind: 'idle' }
   | { kind: 'pending' }
   | { kind: 'saving' }
-  | { kind: 'saved'; at: Date; warning?: string }
+  | { kind: 'saved'; at: number; warning?: string }
   | { kind: 'offline' }
-  | { kind: 'locked'; by: Person; until: Date | null }
-  | { kind: 'waiting'; reason: string; until: Date }
+  | { kind: 'locked'; by: Person; until: number | null }
+  | { kind: 'waiting'; reason: string; until: number }
   | { kind: 'error'; message: string };
 
 const same = (a: Answer | undefined, b: Answer | undefined) => sameAnswer(a, b) || (isBlankAnswer(a) && isBlankAnswer(b));
@@ -77,6 +77,7 @@ export class StepAutosave {
 
   #onUpdate = () => {
     if (this.#closed || this.#options.plan.views[this.#options.stepNumber - 1]?.canEdit === false) return;
+    if (this.#timer || this.#inFlight || Object.keys(this.dirty()).length === 0) return;
     if (this.status.kind === 'saved' || this.status.kind === 'idle') this.status = { kind: 'pending' };
     // About every 3 s while typing goes on (not 3 s after it stops): co-editors' records stay close.
     if (!this.#timer && !this.#inFlight) this.schedule(AUTOSAVE_DELAY_MS);
@@ -103,7 +104,7 @@ export class StepAutosave {
     const { plan, stepNumber, isLive } = this.#options;
     const dirty = this.dirty();
     if (Object.keys(dirty).length === 0) {
-      if (this.status.kind === 'pending' || this.status.kind === 'offline') this.status = { kind: 'saved', at: new Date() };
+      if (this.status.kind === 'pending' || this.status.kind === 'offline') this.status = { kind: 'saved', at: Date.now() };
       return;
     }
     if (!isLive()) {
@@ -114,7 +115,7 @@ export class StepAutosave {
     try {
       const response = await api.saveStep(plan.id, stepNumber, { data: dirty, mergeStrategy: 'last-write-wins' });
       plan.applySaved(response);
-      this.status = { kind: 'saved', at: new Date(), ...(response.warning ? { warning: response.warning } : {}) };
+      this.status = { kind: 'saved', at: Date.now(), ...(response.warning ? { warning: response.warning } : {}) };
       // Typed during the save, or merged in from others: the next save follows.
       if (!this.#closed && Object.keys(this.dirty()).length > 0) this.schedule(AUTOSAVE_DELAY_MS);
     } catch (error) {
@@ -133,13 +134,13 @@ export class StepAutosave {
     }
     const later = (seconds: number) => {
       if (!this.#closed) this.schedule(seconds * 1000);
-      return new Date(Date.now() + seconds * 1000);
+      return Date.now() + seconds * 1000;
     };
     switch (error.status) {
       case 423: {
         const locked = lockedErrorSchema.safeParse(error.body);
-        const until = locked.success ? new Date(locked.data.expiresAt) : null;
-        const wait = until ? Math.min(Math.max((until.getTime() - Date.now()) / 1000, 5), 30) : 15;
+        const until = locked.success ? Date.parse(locked.data.expiresAt) : null;
+        const wait = until ? Math.min(Math.max((until - Date.now()) / 1000, 5), 30) : 15;
         later(wait);
         this.status = locked.success ? { kind: 'locked', by: locked.data.lockedBy, until } : { kind: 'error', message: error.message };
         return;

@@ -50,6 +50,8 @@ export class PlanState {
 
   private readonly unsubscribe: (() => void)[] = [];
   #collab: PlanCollab | null = null;
+  // Timers only, never rendered: a plain Map on purpose.
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
   private readonly refreshTimers = new Map<string, ReturnType<typeof setTimeout>>();
 
   constructor(plan: FullPlan, steps: Step[], deadlines: Deadline[], me: string) {
@@ -68,7 +70,7 @@ export class PlanState {
           this.locks[event.stepKey] = {
             stepKey: event.stepKey,
             lockedBy: event.lockedBy,
-            lockedAt: new Date().toISOString(),
+            lockedAt: '', // the event does not carry it; nothing shows it
             expiresAt: event.expiresAt ?? '',
           };
         } else delete this.locks[event.stepKey];

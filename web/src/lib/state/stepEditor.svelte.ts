@@ -13,7 +13,7 @@ export interface FieldPerson {
 }
 
 /** Where the live document stands: what the person sees next to the step title. */
-export type LiveState = 'loading' | 'live' | 'local' | 'refused';
+export type LiveState = 'connecting' | 'live' | 'offline' | 'refused';
 
 /**
  * One open step: its live Y.js document (shared over the plan's collaboration socket and kept in
@@ -28,13 +28,13 @@ export class StepEditor {
   readonly autosave: StepAutosave;
 
   answers = $state.raw<StepAnswers>({});
-  live = $state<LiveState>('loading');
+  live = $state<LiveState>('connecting');
   /** The server connected this document read-only (view-only share or archived year). */
   serverReadOnly = $state(false);
   /** Editing may start: the document is synced now, or this browser holds a synced copy. */
   ready = $state(false);
   refusal = $state('');
-  people = $state.raw<Map<string, FieldPerson[]>>(new Map());
+  people = $state.raw<Record<string, FieldPerson[]>>({});
 
   readonly #cleanups: (() => void)[] = [];
 
@@ -53,7 +53,6 @@ export class StepEditor {
     void this.document.localReady.then((syncedBefore) => {
       refresh();
       if (syncedBefore) this.ready = true;
-      if (this.live === 'loading') this.live = 'local';
     });
 
     const onSynced = () => {
@@ -64,10 +63,9 @@ export class StepEditor {
       this.autosave.connected();
     };
     const onStatus = ({ status }: { status: string }) => {
-      if (status !== 'connected' && this.live === 'live') {
-        this.live = 'local';
-        this.autosave.disconnected();
-      }
+      if (status === 'connected' || this.live === 'refused') return;
+      this.live = status === 'disconnected' ? 'offline' : 'connecting';
+      this.autosave.disconnected();
     };
     const onRefused = ({ reason }: { reason: string }) => {
       this.live = 'refused';
@@ -87,13 +85,13 @@ export class StepEditor {
     if (awareness) {
       awareness.setLocalStateField('user', { userId: me.userId, name: me.name, colour: colourFor(me.userId) });
       const onAwareness = () => {
-        const byField = new Map<string, FieldPerson[]>();
+        const byField: Record<string, FieldPerson[]> = {};
         awareness.getStates().forEach((state, clientId) => {
           if (clientId === awareness.clientID) return;
           const user = state.user as { userId: string; name: string; colour: string } | undefined;
           const field = state.field as string | undefined;
           if (!user || !field || user.userId === me.userId) return;
-          byField.set(field, [...(byField.get(field) ?? []), { clientId, userId: user.userId, name: user.name, colour: user.colour }]);
+          byField[field] = [...(byField[field] ?? []), { clientId, userId: user.userId, name: user.name, colour: user.colour }];
         });
         this.people = byField;
       };
