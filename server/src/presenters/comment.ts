@@ -1,7 +1,9 @@
+import type { Comment } from '@csp/shared/api/forms';
+import type { Notification } from '@csp/shared/api/notifications';
 import type { CommentRow } from '../domain/comments/createComment.ts';
 import type { NotificationRow } from '../domain/notifications/notifyPlanPeople.ts';
 
-export function presentComment(row: CommentRow) {
+export function presentComment(row: CommentRow): Comment {
   return {
     _id: row.id,
     formId: row.formId,
@@ -16,7 +18,7 @@ export function presentComment(row: CommentRow) {
   };
 }
 
-export function presentNotification(row: NotificationRow) {
+export function presentNotification(row: NotificationRow): Notification {
   return {
     _id: row.id,
     formId: row.formId,

@@ -1,4 +1,5 @@
 import { PRINCIPAL_LETTER_KEY } from '@csp/shared';
+import type { PlanSummary, StepResponse, StoredStep, UserPermission } from '@csp/shared/api/forms';
 import type { PlanAccess } from '../policy/plans.ts';
 import type { planSteps } from '../storage/schema.ts';
 import type { PlanRow } from '../domain/plans/loadPlan.ts';
@@ -14,7 +15,7 @@ export function completedStepsOf(stepKeys: readonly string[], completed: Iterabl
 }
 
 /** The plan fields every payload carries (list payloads omit `formData`). */
-export function presentPlanSummary(plan: PlanRow, completedSteps: string[], yearArchived: boolean) {
+export function presentPlanSummary(plan: PlanRow, completedSteps: string[], yearArchived: boolean): PlanSummary {
   return {
     _id: plan.id,
     schoolName: plan.schoolName,
@@ -36,16 +37,39 @@ export function presentPlanSummary(plan: PlanRow, completedSteps: string[], year
     reviewComment: plan.reviewComment,
     reviewedAt: iso(plan.reviewedAt),
     submittedAt: iso(plan.submittedAt),
-    createdAt: iso(plan.createdAt),
-    updatedAt: iso(plan.updatedAt),
+    createdAt: plan.createdAt.toISOString(),
+    updatedAt: plan.updatedAt.toISOString(),
   };
 }
 
-export function presentStep(step: StepRow) {
+export function presentStep(step: StepRow): StoredStep {
   return { completed: step.completed, data: step.data, revisionCount: step.revisionCount, lastUpdated: iso(step.lastUpdated) };
 }
 
-export function presentUserPermission(access: PlanAccess, writable: boolean) {
+/**
+ * One step as GET and PUT /api/forms/:id/step/:n answer it: the stored step (null: a step added to
+ * the bank after the plan was created, nothing stored yet) and, after a save, its conflicts and
+ * warnings when there are any.
+ */
+export function presentStepResponse(
+  stepKey: string,
+  stepNumber: number,
+  step: Omit<StepRow, 'stepKey'> | null,
+  save: { conflicts: string[]; warnings: string[] } = { conflicts: [], warnings: [] },
+): StepResponse {
+  return {
+    success: true,
+    stepKey,
+    stepNumber,
+    stepData: { completed: step?.completed ?? false, data: step?.data ?? {} },
+    lastUpdated: iso(step?.lastUpdated ?? null),
+    revisionCount: step?.revisionCount ?? 0,
+    ...(save.conflicts.length ? { conflicts: save.conflicts } : {}),
+    ...(save.warnings.length ? { warning: save.warnings.join(' ') } : {}),
+  };
+}
+
+export function presentUserPermission(access: PlanAccess, writable: boolean): UserPermission {
   return {
     canRead: access.read,
     canEdit: access.edit && writable,

@@ -1,3 +1,4 @@
+import type { User } from '@csp/shared/api/users';
 import type { UserRow } from '../auth/sessions.ts';
 
 export interface AssignedForm {
@@ -7,7 +8,7 @@ export interface AssignedForm {
 }
 
 /** A user as the API shows it: never sessions or internal flags beyond `isDemo`. */
-export function presentUser(user: UserRow, assignedForms?: AssignedForm[]) {
+export function presentUser(user: UserRow, assignedForms?: AssignedForm[]): User {
   return {
     _id: user.id,
     name: user.name,

@@ -1,4 +1,5 @@
 /** Who may have lost (or changed) access, so open live connections are checked again. */
+import type { CommentEvent, FlagEvent, LockEvent, NotificationEvent, PresenceEvent, StatusEvent, StepSavedEvent } from '@csp/shared/api/realtime';
 import type { StepLock } from '../domain/plans/stepLocks.ts';
 
 export interface AccessScope {
@@ -14,14 +15,29 @@ export interface AccessScope {
  * server processes through the Socket.IO Redis adapter when Redis is configured.
  */
 export interface RealtimeEvents {
-  toPlan(formId: string, event: PlanEventName, payload: Record<string, unknown>): void;
+  toPlan<E extends PlanEventName>(formId: string, event: E, payload: PlanEventPayloads[E]): void;
   /** Lock acquired or released (expiry is noticed by the gateway itself). */
   lockChanged(formId: string, state: 'acquired' | 'released', lock: StepLock): void;
-  toUser(userId: string, event: 'notification' | 'rollover', payload: Record<string, unknown>): void;
+  toUser<E extends UserEventName>(userId: string, event: E, payload: UserEventPayloads[E]): void;
   accessChanged(scope: AccessScope): void;
 }
 
-export type PlanEventName = 'presence' | 'lock' | 'comment' | 'status' | 'flag' | 'step:saved';
+/** What each plan-room event carries besides the `formId` the gateway adds: the shared event schemas. */
+export interface PlanEventPayloads {
+  presence: Omit<PresenceEvent, 'formId'>;
+  lock: Omit<LockEvent, 'formId'>;
+  comment: Omit<CommentEvent, 'formId'>;
+  status: Omit<StatusEvent, 'formId'>;
+  flag: Omit<FlagEvent, 'formId'>;
+  'step:saved': Omit<StepSavedEvent, 'formId'>;
+}
+export type PlanEventName = keyof PlanEventPayloads;
+
+export interface UserEventPayloads {
+  notification: NotificationEvent;
+  rollover: Record<string, unknown>;
+}
+export type UserEventName = keyof UserEventPayloads;
 
 /** After a REST save, the live documents of the step learn the saved answers. */
 export interface LiveDocuments {

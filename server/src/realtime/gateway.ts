@@ -9,7 +9,7 @@ import { loadPlan } from '../domain/plans/loadPlan.ts';
 import { leavePresence, listPresence, registerPresence, registerPresenceMany } from '../domain/plans/presence.ts';
 import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from './origin.ts';
-import type { AccessScope, PlanEventName, RealtimeEvents } from './events.ts';
+import type { AccessScope, RealtimeEvents } from './events.ts';
 import { LockExpiryWatcher } from './lockExpiryWatcher.ts';
 
 export const REALTIME_PATH = '/realtime';
@@ -63,7 +63,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
 
   const events: RealtimeEvents = {
     lockChanged: () => {},
-    toPlan: (formId: string, event: PlanEventName, payload: Record<string, unknown>) => {
+    toPlan: (formId, event, payload) => {
       io.to(planRoom(formId)).emit(event, { formId, ...payload });
     },
     toUser: (userId, event, payload) => {

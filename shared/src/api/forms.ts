@@ -4,7 +4,7 @@ import { STEP_KEY_PATTERN } from '../steps.ts';
 import { QUESTION_ID_PATTERN } from '../questionBank.ts';
 import { NEEDS_UPDATE_REASONS } from '../records.ts';
 import { tableAnswerSchema } from '../answers.ts';
-import { emailSchema, idSchema, nullableIsoTimeSchema, pagingSchema, schoolNameSchema, schoolYearSchema } from './common.ts';
+import { emailSchema, idSchema, isoTimeSchema, nullableIsoTimeSchema, pagingSchema, schoolNameSchema, schoolYearSchema } from './common.ts';
 import { districtGoalSchema } from './schoolYears.ts';
 
 export const MERGE_STRATEGIES = ['last-write-wins', 'merge', 'reject'] as const;
@@ -112,8 +112,8 @@ export const planSummarySchema = z.object({
   reviewComment: z.string().nullable(),
   reviewedAt: nullableIsoTimeSchema,
   submittedAt: nullableIsoTimeSchema,
-  createdAt: nullableIsoTimeSchema,
-  updatedAt: nullableIsoTimeSchema,
+  createdAt: isoTimeSchema,
+  updatedAt: isoTimeSchema,
 });
 export type PlanSummary = z.infer<typeof planSummarySchema>;
 
@@ -126,6 +126,7 @@ export const storedStepSchema = z.object({
   revisionCount: z.number().int(),
   lastUpdated: nullableIsoTimeSchema,
 });
+export type StoredStep = z.infer<typeof storedStepSchema>;
 
 export const userPermissionSchema = z.object({
   canRead: z.boolean(),
@@ -203,13 +204,16 @@ export type Person = z.infer<typeof personSchema>;
 export const stepLockSchema = z.object({ stepKey: z.string(), lockedBy: personSchema, lockedAt: z.string(), expiresAt: z.string() });
 export type StepLock = z.infer<typeof stepLockSchema>;
 export const locksResponseSchema = z.object({ locks: z.array(stepLockSchema.extend({ isCurrentUser: z.boolean() })) });
+export type LocksResponse = z.infer<typeof locksResponseSchema>;
 
 export const editorSchema = personSchema.extend({ stepKey: z.string().nullable(), lastSeen: z.string() });
 export type Editor = z.infer<typeof editorSchema>;
 export const editorsResponseSchema = z.object({ editors: z.array(editorSchema) });
+export type EditorsResponse = z.infer<typeof editorsResponseSchema>;
 
 /** 423 from a step save: someone else holds the step lock. */
 export const lockedErrorSchema = z.object({ error: z.string(), lockedBy: personSchema, expiresAt: z.string() });
+export type LockedError = z.infer<typeof lockedErrorSchema>;
 /** 409 from a step save with `reject` (or a lost revision race). */
 export const conflictErrorSchema = z.looseObject({
   error: z.string(),
@@ -221,9 +225,13 @@ export const conflictErrorSchema = z.looseObject({
 });
 
 export const planUpdateResponseSchema = z.object({ success: z.literal(true), status: z.enum(PLAN_STATUSES).optional(), form: planSummarySchema });
+export type PlanUpdateResponse = z.infer<typeof planUpdateResponseSchema>;
 export const attestResponseSchema = z.object({ success: z.literal(true), attestation: attestationSchema });
+export type AttestResponse = z.infer<typeof attestResponseSchema>;
 export const reviewFlagResponseSchema = z.object({ success: z.literal(true), needsUpdate: z.array(needsUpdateFlagSchema) });
+export type ReviewFlagResponse = z.infer<typeof reviewFlagResponseSchema>;
 export const commentResponseSchema = z.object({ success: z.literal(true), comment: commentSchema });
+export type CommentResponse = z.infer<typeof commentResponseSchema>;
 export const duplicateResponseSchema = z.object({
   success: z.literal(true),
   formId: z.string(),
@@ -231,6 +239,7 @@ export const duplicateResponseSchema = z.object({
   sourceYear: z.string(),
   message: z.string(),
 });
+export type DuplicateResponse = z.infer<typeof duplicateResponseSchema>;
 
 export const compareRowSchema = z.object({
   stepKey: z.string(),

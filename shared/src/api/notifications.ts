@@ -13,3 +13,4 @@ export const notificationSchema = z.object({
 });
 export type Notification = z.infer<typeof notificationSchema>;
 export const notificationListSchema = z.object({ notifications: z.array(notificationSchema), unread: z.number().int() });
+export type NotificationList = z.infer<typeof notificationListSchema>;

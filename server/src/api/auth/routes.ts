@@ -11,7 +11,7 @@ import { parse } from '../../http/validate.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { recordAudit } from '../../domain/audit/recordAudit.ts';
 import { users } from '../../storage/schema.ts';
-import { previewBodySchema, signInQuerySchema, signInStateSchema } from '@csp/shared/api/auth';
+import { previewBodySchema, signInQuerySchema, signInStateSchema, type Session } from '@csp/shared/api/auth';
 
 const SIGN_IN_COOKIE = 'csp.sign-in';
 const SIGN_IN_MAX_AGE_MS = 10 * 60 * 1000;
@@ -81,7 +81,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
       previewing: auth.previewing,
       ...(auth.previewing ? { signedInAs: presentUser(auth.user) } : {}),
       expires: auth.expiresAt.toISOString(),
-    };
+    } satisfies Session;
   });
 
   router.post('/preview', async (ctx) => {

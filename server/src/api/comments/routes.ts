@@ -6,7 +6,7 @@ import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { createComment } from '../../domain/comments/createComment.ts';
 import { setCommentStatus } from '../../domain/comments/setCommentStatus.ts';
 import { presentComment } from '../../presenters/comment.ts';
-import { commentActionSchema, createCommentSchema } from '@csp/shared/api/forms';
+import { commentActionSchema, createCommentSchema, type CommentResponse } from '@csp/shared/api/forms';
 
 export function commentsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/forms/:id/comments' });
@@ -16,7 +16,7 @@ export function commentsRoutes(services: Services): Router {
     const context = await loadPlan(services, auth.actor, pathId(ctx.params.id, 'Plan not found'));
     const input = parse(createCommentSchema, ctx.request.body);
     const comment = await createComment(services, { auth, ip: ctx.ip }, context, input);
-    ctx.body = { success: true, comment: presentComment(comment) };
+    ctx.body = { success: true, comment: presentComment(comment) } satisfies CommentResponse;
   });
 
   router.put('/:commentId', async (ctx) => {
@@ -25,7 +25,7 @@ export function commentsRoutes(services: Services): Router {
     const commentId = pathId(ctx.params.commentId, 'Comment not found');
     const { action } = parse(commentActionSchema, ctx.request.body);
     const comment = await setCommentStatus(services, { auth, ip: ctx.ip }, context, commentId, action);
-    ctx.body = { success: true, comment: presentComment(comment) };
+    ctx.body = { success: true, comment: presentComment(comment) } satisfies CommentResponse;
   });
 
   return router;

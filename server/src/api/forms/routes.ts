@@ -29,6 +29,11 @@ import {
   reviewFlagSchema,
   transferSchema,
   updateFormSchema,
+  type AttestResponse,
+  type DuplicateResponse,
+  type PlanList,
+  type PlanUpdateResponse,
+  type ReviewFlagResponse,
 } from '@csp/shared/api/forms';
 
 const callerOf = (ctx: Context): Caller => ({ auth: authOf(ctx), ip: ctx.ip });
@@ -47,7 +52,7 @@ export function formsRoutes(services: Services): Router {
         return presentPlanSummary(plan, completedStepsOf(stepKeys, completedStepKeys), yearArchived);
       }),
     );
-    ctx.body = { forms, total, page: query.page, limit: query.limit };
+    ctx.body = { forms, total, page: query.page, limit: query.limit } satisfies PlanList;
   });
 
   router.post('/', async (ctx) => {
@@ -86,11 +91,11 @@ export function formsRoutes(services: Services): Router {
     if (body.action === 'update') {
       const { action: _action, ...changes } = body;
       const plan = await updatePlanMetadata(services, caller, context, changes);
-      ctx.body = { success: true, form: presentPlanSummary(plan, [], context.yearArchived) };
+      ctx.body = { success: true, form: presentPlanSummary(plan, [], context.yearArchived) } satisfies PlanUpdateResponse;
       return;
     }
     const plan = await changePlanStatus(services, caller, context, body);
-    ctx.body = { success: true, status: plan.status, form: presentPlanSummary(plan, [], context.yearArchived) };
+    ctx.body = { success: true, status: plan.status, form: presentPlanSummary(plan, [], context.yearArchived) } satisfies PlanUpdateResponse;
   });
 
   router.delete('/:id', async (ctx) => {
@@ -104,7 +109,7 @@ export function formsRoutes(services: Services): Router {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
     const { name } = parse(attestSchema, ctx.request.body);
-    ctx.body = { success: true, attestation: await attestPlan(services, caller, context, name) };
+    ctx.body = { success: true, attestation: await attestPlan(services, caller, context, name) } satisfies AttestResponse;
   });
 
   router.post('/:id/review-flag', async (ctx) => {
@@ -113,7 +118,7 @@ export function formsRoutes(services: Services): Router {
     if (!context.access.edit) throw forbidden();
     const { questionId, stepKey } = parse(reviewFlagSchema, ctx.request.body);
     const { needsUpdate } = await clearReviewFlag(services, caller, context, questionId, stepKey);
-    ctx.body = { success: true, needsUpdate };
+    ctx.body = { success: true, needsUpdate } satisfies ReviewFlagResponse;
   });
 
   router.post('/:id/duplicate', async (ctx) => {
@@ -127,7 +132,7 @@ export function formsRoutes(services: Services): Router {
       schoolYear,
       sourceYear: context.plan.schoolYear,
       message: created ? `Copied to ${schoolYear}` : `Filled the empty answers of the existing ${schoolYear} plan`,
-    };
+    } satisfies DuplicateResponse;
   });
 
   router.get('/:id/compare', async (ctx) => {

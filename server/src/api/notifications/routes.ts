@@ -6,7 +6,7 @@ import { notFound } from '../../http/errors.ts';
 import { parse } from '../../http/validate.ts';
 import { notifications } from '../../storage/schema.ts';
 import { presentNotification } from '../../presenters/comment.ts';
-import { markNotificationReadSchema } from '@csp/shared/api/notifications';
+import { markNotificationReadSchema, type NotificationList } from '@csp/shared/api/notifications';
 
 /** Review pings for the signed-in user; read state is stored. */
 export function notificationsRoutes({ storage }: Services): Router {
@@ -15,7 +15,7 @@ export function notificationsRoutes({ storage }: Services): Router {
   router.get('/', async (ctx) => {
     const user = authOf(ctx).actor;
     const rows = await storage.db.select().from(notifications).where(eq(notifications.userId, user.id)).orderBy(desc(notifications.createdAt)).limit(100);
-    ctx.body = { notifications: rows.map(presentNotification), unread: rows.filter((row) => !row.readAt).length };
+    ctx.body = { notifications: rows.map(presentNotification), unread: rows.filter((row) => !row.readAt).length } satisfies NotificationList;
   });
 
   router.post('/', async (ctx) => {

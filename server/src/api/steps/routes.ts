@@ -11,9 +11,8 @@ import { loadPlanStep, type PlanStep } from '../../domain/plans/loadPlanStep.ts'
 import { listStepLocks, refreshStepLock, releaseStepLock } from '../../domain/plans/stepLocks.ts';
 import { listPresence, registerPresence } from '../../domain/plans/presence.ts';
 import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
-import { registerEditorSchema, stepSaveSchema } from '@csp/shared/api/forms';
-
-const iso = (date: Date | null) => (date ? date.toISOString() : null);
+import { presentStepResponse } from '../../presenters/plan.ts';
+import { registerEditorSchema, stepSaveSchema, type EditorsResponse, type LocksResponse } from '@csp/shared/api/forms';
 
 export function stepsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/forms/:id' });
@@ -34,14 +33,7 @@ export function stepsRoutes(services: Services): Router {
     if (!canReadStep(context.access, step.key)) throw forbidden();
     // An open editor keeps its own lock alive.
     await refreshStepLock(kv, services.config.stepLockTtlMs, context.plan.id, step.key, actor.id).catch(() => false);
-    ctx.body = {
-      success: true,
-      stepKey: step.key,
-      stepNumber,
-      stepData: { completed: row?.completed ?? false, data: row?.data ?? {} },
-      lastUpdated: iso(row?.lastUpdated ?? null),
-      revisionCount: row?.revisionCount ?? 0,
-    };
+    ctx.body = presentStepResponse(step.key, stepNumber, row);
   });
 
   router.put('/step/:stepNumber', async (ctx) => {
@@ -55,16 +47,7 @@ export function stepsRoutes(services: Services): Router {
       lastUpdated: body.lastUpdated,
       mergeStrategy: body.mergeStrategy,
     });
-    ctx.body = {
-      success: true,
-      stepKey: step.key,
-      stepNumber,
-      stepData: { completed: result.completed, data: result.data },
-      lastUpdated: iso(result.lastUpdated),
-      revisionCount: result.revisionCount,
-      ...(result.conflicts.length ? { conflicts: result.conflicts } : {}),
-      ...(result.warnings.length ? { warning: result.warnings.join(' ') } : {}),
-    };
+    ctx.body = presentStepResponse(step.key, stepNumber, result, result);
   });
 
   router.post('/step/:stepNumber/unlock', async (ctx) => {
@@ -84,13 +67,13 @@ export function stepsRoutes(services: Services): Router {
     if (!context.access.presence) throw forbidden();
     const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));
     const locks = await listStepLocks(kv, context.plan.id, stepKeys);
-    ctx.body = { locks: locks.map((lock) => ({ ...lock, isCurrentUser: lock.lockedBy.userId === actor.id })) };
+    ctx.body = { locks: locks.map((lock) => ({ ...lock, isCurrentUser: lock.lockedBy.userId === actor.id })) } satisfies LocksResponse;
   });
 
   router.get('/editors', async (ctx) => {
     const context = await planFor(ctx);
     if (!context.access.presence) throw forbidden();
-    ctx.body = { editors: await listPresence(kv, context.plan.id) };
+    ctx.body = { editors: await listPresence(kv, context.plan.id) } satisfies EditorsResponse;
   });
 
   router.post('/editors/register', async (ctx) => {

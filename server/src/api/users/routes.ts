@@ -26,6 +26,7 @@ import {
   listUsersQuerySchema,
   permissionsSchema,
   updateUserSchema,
+  type UserList,
 } from '@csp/shared/api/users';
 
 export function usersRoutes(services: Services): Router {
@@ -48,7 +49,7 @@ export function usersRoutes(services: Services): Router {
       total: listing.total,
       page: query.page,
       limit: query.limit,
-    };
+    } satisfies UserList;
   });
 
   router.post('/create', async (ctx) => {

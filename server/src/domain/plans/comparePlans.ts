@@ -1,5 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { COMPARE_STEP_KEYS, answerAsText, isActive, previousSchoolYear } from '@csp/shared';
+import type { CompareResponse } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
 import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { canReadStep } from '../../policy/plans.ts';
@@ -16,7 +17,7 @@ const answersOf = async (services: Services, formId: string | undefined) => {
  * by question, with values normalised as text; the attendance, temporary housing and counseling
  * steps unless every step is asked for.
  */
-export async function comparePlans(services: Services, context: PlanContext, compareYear: string | undefined, allSteps: boolean) {
+export async function comparePlans(services: Services, context: PlanContext, compareYear: string | undefined, allSteps: boolean): Promise<CompareResponse> {
   const { plan, access } = context;
   const year = compareYear ?? previousSchoolYear(plan.schoolYear);
   const db = services.storage.db;

@@ -1,4 +1,5 @@
 import { and, asc, eq, ne } from 'drizzle-orm';
+import type { FullPlan } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
 import { comments, planShares, planSteps, users } from '../../storage/schema.ts';
 import { canReadStep } from '../../policy/plans.ts';
@@ -8,7 +9,7 @@ import { presentComment } from '../../presenters/comment.ts';
 import type { PlanContext } from './loadPlan.ts';
 
 /** The full plan: answers of the steps the caller may read, permissions, collaborators, active comments. */
-export async function readFullPlan({ storage, banks }: Services, context: PlanContext) {
+export async function readFullPlan({ storage, banks }: Services, context: PlanContext): Promise<FullPlan> {
   const { plan, access } = context;
   const db = storage.db;
   const [steps, activeComments, shares, [owner], bank] = await Promise.all([
@@ -38,7 +39,7 @@ export async function readFullPlan({ storage, banks }: Services, context: PlanCo
       context.yearArchived,
     ),
     formData,
-    stepKeys,
+    stepKeys: [...stepKeys],
     userPermission: presentUserPermission(access, context.writable),
     collaborationInfo: {
       owner: owner ?? null,
