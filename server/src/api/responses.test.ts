@@ -1,0 +1,338 @@
+/**
+ * The JSON the server really sends, read with the shared response schemas the web client parses
+ * (shared/src/api/*.ts): for the demo district, every route and realtime event those schemas
+ * describe is called or provoked on a real server, parsed with `schema.parse`, and searched for
+ * keys the schema does not declare, at any depth. (Zod objects strip unknown keys without a word,
+ * so a field the server sends that the schema lacks would otherwise pass unnoticed.)
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { z } from 'zod';
+import { currentSchoolYear, nextSchoolYear, previousSchoolYear } from '@csp/shared';
+import {
+  attestResponseSchema,
+  commentResponseSchema,
+  compareResponseSchema,
+  duplicateResponseSchema,
+  editorsResponseSchema,
+  fullPlanSchema,
+  lockedErrorSchema,
+  locksResponseSchema,
+  planListSchema,
+  planUpdateResponseSchema,
+  reviewFlagResponseSchema,
+  stepResponseSchema,
+} from '@csp/shared/api/forms';
+import { userListSchema } from '@csp/shared/api/users';
+import { sessionSchema } from '@csp/shared/api/auth';
+import { notificationListSchema } from '@csp/shared/api/notifications';
+import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
+import { yearSettingsSchema } from '@csp/shared/api/schoolYears';
+import { publicOverviewSchema } from '@csp/shared/api/public';
+import {
+  commentEventSchema,
+  flagEventSchema,
+  lockEventSchema,
+  notificationEventSchema,
+  presenceEventSchema,
+  statusEventSchema,
+  stepSavedEventSchema,
+} from '@csp/shared/api/realtime';
+import { startTestServer, type TestServer } from '../testing/testServer.ts';
+import { signInAll } from '../testing/signIn.ts';
+import { HttpClient } from '../testing/httpClient.ts';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
+import { connectRealtime, type RealtimeClient } from '../../../tests/support/realtime.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, stepAt, stepPath } from './steps/steps.testkit.ts';
+
+const YEAR = currentSchoolYear();
+const PREVIOUS_YEAR = previousSchoolYear(YEAR);
+/** A year no plan and no stored settings exist for. */
+const EMPTY_YEAR = '2090-2091';
+const STEP = 6;
+const STEP_KEY = stepAt(STEP).key;
+const TABLE_ANSWER = { headers: ['Name', 'Role'], rows: [['Ana Diaz', 'Attendance teacher']] };
+
+/** Paths of the keys in `value` that `schema` does not declare, at any depth (open objects excepted). */
+function undeclaredKeys(schema: z.ZodType, value: unknown, path = 'body'): string[] {
+  if (value === null || value === undefined) return [];
+  if (schema instanceof z.ZodOptional || schema instanceof z.ZodNullable || schema instanceof z.ZodDefault || schema instanceof z.ZodReadonly) {
+    return undeclaredKeys(schema.unwrap() as z.ZodType, value, path);
+  }
+  if (schema instanceof z.ZodPipe) return undeclaredKeys(schema.in as z.ZodType, value, path);
+  if (schema instanceof z.ZodUnion) {
+    const option = (schema.options as readonly z.ZodType[]).find((candidate) => candidate.safeParse(value).success);
+    return option ? undeclaredKeys(option, value, path) : [];
+  }
+  if (typeof value !== 'object') return [];
+  if (schema instanceof z.ZodArray) {
+    return Array.isArray(value) ? value.flatMap((item, index) => undeclaredKeys(schema.element as z.ZodType, item, `${path}[${index}]`)) : [];
+  }
+  if (schema instanceof z.ZodRecord) {
+    return Object.entries(value).flatMap(([key, item]) => undeclaredKeys(schema.valueType as z.ZodType, item, `${path}.${key}`));
+  }
+  if (schema instanceof z.ZodObject) {
+    const shape = schema.shape as Record<string, z.ZodType>;
+    const catchall = schema.def.catchall;
+    const open = catchall !== undefined && !(catchall instanceof z.ZodNever);
+    return Object.entries(value).flatMap(([key, item]) => {
+      const field = shape[key];
+      if (field) return undeclaredKeys(field, item, `${path}.${key}`);
+      return open ? [] : [`${path}.${key}`];
+    });
+  }
+  return [];
+}
+
+/** `schema.parse(body)`, and no key in the body the schema lacks. Returns the parsed body. */
+function conforms<S extends z.ZodType>(schema: S, body: unknown, what: string): z.infer<S> {
+  const parsed = schema.parse(body);
+  expect(undeclaredKeys(schema, body), `${what}: keys the schema does not declare`).toEqual([]);
+  return parsed;
+}
+
+async function ok(response: Promise<{ status: number; body: any }>, status = 200): Promise<any> {
+  const { status: actual, body } = await response;
+  expect(actual, JSON.stringify(body)).toBe(status);
+  return body;
+}
+
+const PLAN_EVENTS = {
+  presence: presenceEventSchema,
+  lock: lockEventSchema,
+  comment: commentEventSchema,
+  status: statusEventSchema,
+  flag: flagEventSchema,
+  'step:saved': stepSavedEventSchema,
+} as const;
+
+describe('the key check', () => {
+  it('finds keys a schema lacks at any depth, and only those', () => {
+    const comment = {
+      _id: 'a'.repeat(24),
+      formId: 'b'.repeat(24),
+      stepKey: null,
+      questionId: null,
+      comment: 'Looks good',
+      authorId: null,
+      authorName: 'Dana Whitfield',
+      status: 'open',
+      createdAt: '2026-11-22T12:00:00.000Z',
+      updatedAt: '2026-11-22T12:00:00.000Z',
+    };
+    expect(undeclaredKeys(commentResponseSchema, { success: true, comment })).toEqual([]);
+    expect(undeclaredKeys(commentResponseSchema, { success: true, comment: { ...comment, secret: 'x' }, extra: 1 })).toEqual([
+      'body.comment.secret',
+      'body.extra',
+    ]);
+    const step = { completed: false, data: { q: TABLE_ANSWER }, revisionCount: 1, lastUpdated: null, updatedBy: 'x' };
+    expect(undeclaredKeys(fullPlanSchema.shape.formData, { [STEP_KEY]: step })).toEqual([`body.${STEP_KEY}.updatedBy`]);
+    // The parse alone lets such a body through: the key check is what catches it.
+    expect(() => commentResponseSchema.parse({ success: true, comment: { ...comment, secret: 'x' } })).not.toThrow();
+  });
+});
+
+describe('responses and realtime events parse with the shared schemas', () => {
+  let server: TestServer;
+  let principal: HttpClient;
+  let admin: HttpClient;
+  let previewer: HttpClient;
+  let formId: string;
+  let previousFormId: string;
+  let copyId: string;
+  let commentId: string;
+  const sockets: RealtimeClient[] = [];
+  /** The Super Admin, watching the Harbor plan's room (and later the copy's). */
+  let observer: RealtimeClient;
+  /** The Harbor principal's own socket: the plan's room and the user's notifications. */
+  let principalSocket: RealtimeClient;
+
+  const socketOf = async (client: HttpClient, label: string) => {
+    const socket = await connectRealtime(server.url, client.cookies.get(SESSION_COOKIE)!, { label });
+    sockets.push(socket);
+    return socket;
+  };
+
+  beforeAll(async () => {
+    server = await startTestServer();
+    [principal, admin, previewer] = await signInAll(server.url, [PRINCIPAL_HARBOR, SUPERADMIN, SUPERADMIN]);
+    formId = await planIdOf(principal, HARBOR);
+    previousFormId = await planIdOf(principal, HARBOR, PREVIOUS_YEAR);
+    observer = await socketOf(admin, 'superadmin');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+    principalSocket = await socketOf(principal, 'principal');
+  });
+  afterAll(async () => {
+    for (const socket of sockets.splice(0)) socket.close();
+    await server?.stop();
+  });
+
+  it('GET /api/public/overview (signed out)', async () => {
+    const body = conforms(publicOverviewSchema, await ok(new HttpClient(server.url).get('/api/public/overview')), 'overview');
+    expect(body.currentYear).toBe(YEAR);
+  });
+
+  it('GET /api/users: the Super Admin and a principal', async () => {
+    const all = conforms(userListSchema, await ok(admin.get('/api/users?limit=200')), 'users (Super Admin)');
+    expect(all.users.map((user) => user.email)).toContain(PRINCIPAL_HARBOR);
+    expect(all.users.every((user) => Array.isArray(user.assignedForms))).toBe(true);
+    conforms(userListSchema, await ok(principal.get('/api/users')), 'users (principal)');
+  });
+
+  it('GET /api/auth/session, also while a Super Admin previews a demo user', async () => {
+    const own = conforms(sessionSchema, await ok(principal.get('/api/auth/session')), 'session');
+    expect(own).toMatchObject({ previewing: false, user: { email: PRINCIPAL_HARBOR } });
+    expect(own).not.toHaveProperty('signedInAs');
+
+    const { users } = await ok(admin.get('/api/users?q=demo.principal'));
+    await ok(previewer.post('/api/auth/preview', { userId: users[0]._id }));
+    const previewing = conforms(sessionSchema, await ok(previewer.get('/api/auth/session')), 'session (previewing)');
+    expect(previewing).toMatchObject({ previewing: true, user: { isDemo: true }, signedInAs: { email: SUPERADMIN } });
+  });
+
+  it('GET /api/question-bank and GET /api/school-year (stored years and a year without settings)', async () => {
+    const bank = conforms(questionBankResponseSchema, await ok(principal.get('/api/question-bank')), 'question bank');
+    expect(bank.steps.length).toBeGreaterThan(0);
+    for (const year of [YEAR, PREVIOUS_YEAR, EMPTY_YEAR]) {
+      const settings = conforms(yearSettingsSchema, await ok(principal.get(`/api/school-year?schoolYear=${year}`)), `school year ${year}`);
+      expect(settings.stored).toBe(year !== EMPTY_YEAR);
+    }
+  });
+
+  it('GET /api/forms for this year and last year', async () => {
+    for (const year of [YEAR, PREVIOUS_YEAR]) {
+      const list = conforms(planListSchema, await ok(principal.get(`/api/forms?schoolYear=${year}`)), `plans of ${year}`);
+      expect(list.forms.map((form) => form.schoolName)).toContain(HARBOR);
+    }
+  });
+
+  it('GET /api/forms/:id: this year’s draft and last year’s answered, archived plan', async () => {
+    const current = conforms(fullPlanSchema, await ok(principal.get(planPath(formId))), 'full plan');
+    expect(current).toMatchObject({ _id: formId, locked: false, userPermission: { canEdit: true } });
+    const previous = conforms(fullPlanSchema, await ok(admin.get(planPath(previousFormId))), 'full plan (previous year)');
+    expect(previous.locked).toBe(true);
+    expect(Object.values(previous.formData).some((step) => Object.keys(step.data).length > 0)).toBe(true);
+  });
+
+  it('step routes: GET, PUT (with and without conflicts), the 423 of a locked step, locks, editors', async () => {
+    const since = observer.mark();
+    const read = conforms(stepResponseSchema, await ok(principal.get(stepPath(formId, STEP))), 'GET step');
+    expect(read).toMatchObject({ stepKey: STEP_KEY, stepNumber: STEP });
+
+    const saved = conforms(
+      stepResponseSchema,
+      await ok(principal.put(stepPath(formId, STEP), { stepData: { data: { att_coordinatorName: 'Ana Diaz', att_roles: TABLE_ANSWER } } })),
+      'PUT step',
+    );
+    expect(saved).not.toHaveProperty('conflicts');
+    expect(saved.revisionCount).toBe(read.revisionCount + 1);
+    // Based on the revision before that save, with `merge`: the changed answer comes back as a conflict.
+    const merged = conforms(
+      stepResponseSchema,
+      await ok(
+        principal.put(stepPath(formId, STEP), {
+          stepData: { data: { att_coordinatorName: 'Someone else' } },
+          revisionCount: read.revisionCount,
+          mergeStrategy: 'merge',
+        }),
+      ),
+      'PUT step (conflict)',
+    );
+    expect(merged.conflicts).toEqual(['att_coordinatorName']);
+
+    const locked = conforms(lockedErrorSchema, await ok(admin.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'x' } } }), 423), '423');
+    expect(locked.lockedBy.email).toBe(PRINCIPAL_HARBOR);
+
+    const { locks } = conforms(locksResponseSchema, await ok(principal.get(planPath(formId, '/locks'))), 'locks');
+    expect(locks).toEqual([expect.objectContaining({ stepKey: STEP_KEY, isCurrentUser: true })]);
+
+    await ok(principal.post(planPath(formId, '/editors/register'), { stepKey: STEP_KEY }));
+    const { editors } = conforms(editorsResponseSchema, await ok(admin.get(planPath(formId, '/editors'))), 'editors');
+    expect(editors.map((editor) => editor.email)).toContain(PRINCIPAL_HARBOR);
+
+    await ok(principal.post(stepPath(formId, STEP, '/unlock')));
+    await observer.waitForEvent('step:saved', (p) => p.formId === formId, { since });
+    await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'acquired', { since });
+    await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since });
+    await observer.waitForEvent('presence', (p) => p.formId === formId && p.editors.length > 0, { since });
+  });
+
+  it('presence on joining the plan’s room', async () => {
+    const since = observer.mark();
+    expect(await principalSocket.request('plan:join', { formId, stepKey: STEP_KEY })).toEqual({ ok: true });
+    await observer.waitForEvent('presence', (p) => p.formId === formId && p.editors.some((e: { email: string }) => e.email === PRINCIPAL_HARBOR), { since });
+  });
+
+  it('PUT /api/forms/:id (update, submit, review) and POST attest', async () => {
+    const since = observer.mark();
+    const updated = conforms(planUpdateResponseSchema, await ok(principal.put(planPath(formId), { action: 'update', assignedTo: null })), 'update');
+    expect(updated).not.toHaveProperty('status');
+    const attested = conforms(attestResponseSchema, await ok(principal.post(planPath(formId, '/attest'), { name: 'Elena Rodriguez' })), 'attest');
+    expect(attested.attestation).toMatchObject({ confirmed: true, signedBy: PRINCIPAL_HARBOR });
+    const submitted = conforms(planUpdateResponseSchema, await ok(principal.put(planPath(formId), { action: 'submit' })), 'submit');
+    expect(submitted).toMatchObject({ status: 'submitted', form: { status: 'submitted' } });
+    const reviewed = conforms(planUpdateResponseSchema, await ok(admin.put(planPath(formId), { action: 'review' })), 'review');
+    expect(reviewed.status).toBe('under_review');
+    await observer.waitForEvent('status', (p) => p.formId === formId && p.status === 'under_review', { since });
+    await principalSocket.waitForEvent('notification', (p) => p.notification?.formId === formId);
+  });
+
+  it('comments: POST by the Super Admin, PUT read by the principal; then GET /api/notifications', async () => {
+    const since = observer.mark();
+    const created = conforms(
+      commentResponseSchema,
+      await ok(admin.post(planPath(formId, '/comments'), { comment: 'Please name a second contact', stepKey: STEP_KEY, questionId: 'att_coordinatorName' })),
+      'POST comment',
+    );
+    commentId = created.comment._id;
+    const read = conforms(commentResponseSchema, await ok(principal.put(planPath(formId, `/comments/${commentId}`), { action: 'read' })), 'PUT comment');
+    expect(read.comment.status).toBe('read');
+    await observer.waitForEvent('comment', (p) => p.comment?._id === commentId && p.comment.status === 'read', { since });
+
+    const inbox = conforms(notificationListSchema, await ok(principal.get('/api/notifications')), 'notifications');
+    expect(inbox.notifications.length).toBeGreaterThanOrEqual(2);
+    expect(inbox.unread).toBe(inbox.notifications.length);
+    const plan = conforms(fullPlanSchema, await ok(principal.get(planPath(formId))), 'full plan (with a comment, attested, under review)');
+    expect(plan.comments.map((comment) => comment._id)).toContain(commentId);
+  });
+
+  it('POST duplicate, POST review-flag on the copy, GET compare', async () => {
+    const nextYear = nextSchoolYear(YEAR);
+    const copy = conforms(duplicateResponseSchema, await ok(principal.post(planPath(previousFormId, '/duplicate'), { schoolYear: nextYear })), 'duplicate');
+    expect(copy).toMatchObject({ schoolYear: nextYear, sourceYear: PREVIOUS_YEAR });
+    copyId = copy.formId;
+
+    expect(await observer.request('plan:join', { formId: copyId })).toEqual({ ok: true });
+    const since = observer.mark();
+    const copied = conforms(fullPlanSchema, await ok(principal.get(planPath(copyId))), 'full plan (copy)');
+    const flag = copied.needsUpdate[0]!;
+    expect(flag).toBeDefined();
+    const cleared = conforms(
+      reviewFlagResponseSchema,
+      await ok(principal.post(planPath(copyId, '/review-flag'), { questionId: flag.questionId, stepKey: flag.stepKey })),
+      'review-flag',
+    );
+    expect(cleared.needsUpdate).toHaveLength(copied.needsUpdate.length - 1);
+    await observer.waitForEvent('flag', (p) => p.formId === copyId && p.questionId === flag.questionId, { since });
+
+    const compared = conforms(compareResponseSchema, await ok(principal.get(planPath(formId, '/compare'))), 'compare');
+    expect(compared).toMatchObject({ currentFormId: formId, previousFormId, compareYear: PREVIOUS_YEAR });
+    expect(compared.rows.some((row) => row.previousValue !== '')).toBe(true);
+    const unmatched = conforms(compareResponseSchema, await ok(principal.get(planPath(formId, `/compare?steps=all&compareYear=${EMPTY_YEAR}`))), 'compare');
+    expect(unmatched.previousFormId).toBeNull();
+  });
+
+  it('every plan event and notification the sockets received parses with its event schema', () => {
+    const received = observer.events.filter((event) => event.name in PLAN_EVENTS);
+    for (const [index, event] of received.entries()) {
+      conforms(PLAN_EVENTS[event.name as keyof typeof PLAN_EVENTS], event.payload, `${event.name} event #${index}`);
+    }
+    expect(new Set(received.map((event) => event.name))).toEqual(new Set(Object.keys(PLAN_EVENTS)));
+    const lockStates = new Set(received.filter((event) => event.name === 'lock').map((event) => event.payload.state));
+    expect(lockStates).toEqual(new Set(['acquired', 'released']));
+    expect(new Set(received.filter((event) => event.name === 'status').map((event) => event.payload.action))).toEqual(new Set(['submit', 'review']));
+
+    const notifications = principalSocket.events.filter((event) => event.name === 'notification');
+    expect(notifications.length).toBeGreaterThanOrEqual(2);
+    for (const [index, event] of notifications.entries()) conforms(notificationEventSchema, event.payload, `notification event #${index}`);
+  });
+});
