@@ -1,10 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { asc, eq } from 'drizzle-orm';
-import { currentSchoolYear, previousSchoolYear } from '@csp/shared';
+import { and, asc, eq } from 'drizzle-orm';
+import { currentSchoolYear, previousSchoolYear, writeAnswers } from '@csp/shared';
+import { BUNDLED_BANK } from '@csp/shared/bank';
 import type { Storage } from '../storage/database.ts';
 import { openTestStorage } from '../testing/testDatabase.ts';
-import { planSteps, plans, schoolYearSettings, users } from '../storage/schema.ts';
+import { planShares, planSteps, plans, schoolYearSettings, users } from '../storage/schema.ts';
 import { ensureBundledBank } from '../domain/questionBank/ensureBundledBank.ts';
+import { planAccess } from '../policy/plans.ts';
+import { startTestServer } from '../testing/testServer.ts';
+import { signInAll } from '../testing/signIn.ts';
+import { waitFor } from '../../../tests/support/wait.ts';
+import { openLiveClient, sessionToken, type LiveClient } from '../../../tests/support/collab.ts';
 import { isDatabaseEmpty, seedDemoDistrict } from './demoDistrict.ts';
 
 let storage: Storage;
@@ -62,9 +68,83 @@ describe('demo district', () => {
     }
   });
 
+  it('shares this year’s Harbor plan for editing (every step) with Harbor’s assistant principal, and nothing else', async () => {
+    const current = currentSchoolYear(now);
+    const planOf = async (school: string) => {
+      const [plan] = await storage.db
+        .select()
+        .from(plans)
+        .where(and(eq(plans.schoolName, school), eq(plans.schoolYear, current)));
+      return plan!;
+    };
+    const userOf = async (email: string) => (await storage.db.select().from(users).where(eq(users.email, email)))[0]!;
+    const [harbor, riverside] = [await planOf('Harbor View Academy'), await planOf('Riverside Learning Center')];
+    const [ap, principal, riversideAp] = [
+      await userOf('ap.harbor@example.org'),
+      await userOf('principal.harbor@example.org'),
+      await userOf('ap.riverside@example.org'),
+    ];
+
+    // The row the admin share route writes: edit, no section limit.
+    const shares = await storage.db.select().from(planShares);
+    expect(shares).toEqual([{ formId: harbor.id, userId: ap.id, permission: 'edit', sections: [], sharedBy: principal.id, createdAt: expect.any(Date) }]);
+
+    // With it the AP edits every step and joins presence (level 3 gets nothing from the school alone).
+    expect(planAccess(ap, harbor, null)).toMatchObject({ read: false, edit: false });
+    expect(planAccess(ap, harbor, shares[0]!)).toMatchObject({ read: true, edit: true, readSections: null, editSections: null, presence: true });
+    // Riverside's plan is shared with no one, its AP included.
+    expect(shares.filter((share) => share.formId === riverside.id || share.userId === riversideAp.id)).toEqual([]);
+  });
+
   it('loading again changes nothing', async () => {
     const before = await storage.db.select().from(plans);
+    const sharesBefore = await storage.db.select().from(planShares);
     await seedDemoDistrict(storage.db, now);
     expect(await storage.db.select().from(plans)).toEqual(before);
+    expect(await storage.db.select().from(planShares)).toEqual(sharesBefore);
+  });
+});
+
+describe('demo district on a running server', () => {
+  it('principal.harbor and ap.harbor co-edit this year’s Harbor plan live; Riverside’s AP cannot open Riverside’s plan', async () => {
+    const server = await startTestServer();
+    const live: LiveClient[] = [];
+    try {
+      const [principal, ap, riversideAp] = await signInAll(server.url, ['principal.harbor@example.org', 'ap.harbor@example.org', 'ap.riverside@example.org']);
+      const year = currentSchoolYear();
+      const listed = await ap.get(`/api/forms?schoolYear=${year}`);
+      expect(listed.status).toBe(200);
+      expect(listed.body.forms.map((form: { schoolName: string }) => form.schoolName)).toEqual(['Harbor View Academy']);
+      const formId = listed.body.forms[0]._id as string;
+      const plan = await ap.get(`/api/forms/${formId}`);
+      expect(plan.status).toBe(200);
+      expect(plan.body.userPermission).toMatchObject({ canEdit: true, sections: null, canSeePresence: true, readOnly: false });
+
+      const step = BUNDLED_BANK.steps.find((candidate) => candidate.key === 'attendancePlan')!;
+      const [principalDoc, apDoc] = await Promise.all([
+        openLiveClient(server.url, sessionToken(principal), formId, step.key, { label: 'principal' }),
+        openLiveClient(server.url, sessionToken(ap), formId, step.key, { label: 'ap' }),
+      ]);
+      live.push(principalDoc, apDoc);
+      expect([principalDoc.scope(), apDoc.scope()]).toEqual(['read-write', 'read-write']);
+      writeAnswers(apDoc.doc, step, { att_barriers: 'Typed by the AP' });
+      writeAnswers(principalDoc.doc, step, { att_strategy: 'Typed by the principal' });
+      await waitFor('both edits in both documents', () =>
+        [principalDoc, apDoc].every(
+          (client) => client.answers().att_barriers === 'Typed by the AP' && client.answers().att_strategy === 'Typed by the principal',
+        ),
+      );
+
+      const riversideList = await riversideAp.get(`/api/forms?schoolYear=${year}`);
+      expect(riversideList.body.forms).toEqual([]);
+      const [riverside] = await server.services.storage.db
+        .select({ id: plans.id })
+        .from(plans)
+        .where(and(eq(plans.schoolName, 'Riverside Learning Center'), eq(plans.schoolYear, year)));
+      expect((await riversideAp.get(`/api/forms/${riverside!.id}`)).status).toBe(403);
+    } finally {
+      for (const client of live) client.destroy();
+      await server.stop();
+    }
   });
 });

@@ -1,8 +1,8 @@
-import { sql } from 'drizzle-orm';
+import { and, eq, sql } from 'drizzle-orm';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { currentSchoolYear, previousSchoolYear, schoolYearTerm, isStepComplete, type Level } from '@csp/shared';
 import type { Database } from '../storage/database.ts';
-import { planSteps, plans, schoolYearSettings, users } from '../storage/schema.ts';
+import { planShares, planSteps, plans, schoolYearSettings, users } from '../storage/schema.ts';
 import { newId } from '../storage/ids.ts';
 import { sampleStepAnswers } from './sampleAnswers.ts';
 
@@ -11,6 +11,12 @@ export const DEMO_SCHOOLS = [
   { name: 'Harbor View Academy', slug: 'harbor', filledSteps: 12, previousStatus: 'approved' as const },
   { name: 'Riverside Learning Center', slug: 'riverside', filledSteps: 7, previousStatus: 'submitted' as const },
 ];
+
+/**
+ * The current-year Harbor plan is shared for editing (every section) with Harbor's assistant
+ * principal, so the principal and the AP signed in side by side co-edit it live.
+ */
+export const DEMO_EDIT_SHARE = { schoolName: 'Harbor View Academy', email: `ap.harbor@${DEMO_DOMAIN}` };
 
 interface DemoUser {
   email: string;
@@ -53,7 +59,8 @@ export async function isDatabaseEmpty(db: Database): Promise<boolean> {
 
 /**
  * Loads the demo district: users, the previous year (archived, answered plans) and the current year
- * (draft plans owned by each principal). Idempotent: what already exists is left as it is.
+ * (draft plans owned by each principal; Harbor's shared for editing with its assistant principal).
+ * Idempotent: what already exists is left as it is.
  */
 export async function seedDemoDistrict(db: Database, now: Date = new Date()): Promise<void> {
   const current = currentSchoolYear(now);
@@ -116,6 +123,19 @@ export async function seedDemoDistrict(db: Database, now: Date = new Date()): Pr
           }),
         );
       }
+    }
+
+    // The same row the admin share route writes: `edit`, no sections (every step), shared by the principal.
+    const [shared] = await tx
+      .select({ formId: plans.id, sharedBy: plans.userId })
+      .from(plans)
+      .where(and(eq(plans.schoolName, DEMO_EDIT_SHARE.schoolName), eq(plans.schoolYear, current)));
+    const [assistant] = await tx.select({ id: users.id }).from(users).where(eq(users.email, DEMO_EDIT_SHARE.email));
+    if (shared && assistant) {
+      await tx
+        .insert(planShares)
+        .values({ formId: shared.formId, userId: assistant.id, permission: 'edit', sections: [], sharedBy: shared.sharedBy })
+        .onConflictDoNothing();
     }
   });
 }

@@ -229,6 +229,10 @@ describe('access', () => {
   });
 
   it('lets readers of the plan export it and refuses everyone else with 403', async () => {
+    // The demo district shares this plan with Harbor's assistant principal; unshared, a level 3 of the school reads nothing.
+    const { body: apList } = await principal.get('/api/users?q=ap.harbor@example.org');
+    const unshared = await principal.delete('/api/admin/forms/share', { formId, userIds: [apList.users[0]._id] });
+    expect(unshared.status, JSON.stringify(unshared.body)).toBe(200);
     for (const email of ['superadmin@example.org', 'coordinator.harbor@example.org']) {
       const client = await signIn(server.url, email);
       const response = await download(client, `/api/forms/${formId}/export/pdf`);

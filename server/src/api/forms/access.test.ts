@@ -372,6 +372,11 @@ beforeAll(async () => {
       .where(and(eq(plans.schoolName, school), eq(plans.schoolYear, year)));
     listedIds.set(name, row!.id);
   }
+  // The demo district shares this year's Harbor plan with H3 for editing: removed, so that H3's only
+  // link to Harbor's plans is the school name (which gives level 3 nothing).
+  await db()
+    .delete(planShares)
+    .where(and(eq(planShares.formId, listedIds.get('harborCurrent')!), eq(planShares.userId, actorOf.get('H3')!.id)));
 });
 afterAll(() => server?.stop());
 
