@@ -2,12 +2,14 @@ import type { Editor } from '@csp/shared/api/forms';
 import { presenceEventSchema } from '@csp/shared/api/realtime';
 import { realtime } from '#lib/realtime/socket.svelte.ts';
 
+/** Dark enough for white text at WCAG AA contrast (at least 4.5:1), and told apart from each other. */
+const PERSON_COLOURS = ['#1f4e8c', '#8a1c4a', '#2e6b2e', '#6b3fa0', '#9a3412', '#0f5f63', '#7a5200', '#3f4c5a', '#a3195b', '#245a3a'];
+
 /** A person's colour, the same in every tab and for every viewer (derived from their id). */
 export function colourFor(userId: string): string {
   let hash = 0;
   for (const char of userId) hash = (hash * 31 + char.charCodeAt(0)) >>> 0;
-  // Dark enough for white initials (WCAG AA contrast) at any hue.
-  return `hsl(${hash % 360} 70% 32%)`;
+  return PERSON_COLOURS[hash % PERSON_COLOURS.length]!;
 }
 
 export function initialsOf(name: string): string {

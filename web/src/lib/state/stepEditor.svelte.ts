@@ -59,6 +59,7 @@ export class StepEditor {
       this.live = 'live';
       this.ready = true;
       this.serverReadOnly = provider.authorizedScope === 'readonly';
+      if (!this.serverReadOnly && plan.views[stepNumber - 1]?.canEdit) this.#prepareTexts();
       refresh();
       this.autosave.connected();
     };
@@ -98,6 +99,21 @@ export class StepEditor {
       awareness.on('change', onAwareness);
       this.#cleanups.push(() => awareness.off('change', onAwareness));
     }
+  }
+
+  /**
+   * Gives every text answer its Y.Text as soon as the document is synced, before anyone types:
+   * two people whose first keystrokes each created the answer's Y.Text would otherwise race
+   * (Y.js keeps one of two concurrent map entries). Empty texts are blank answers: never saved.
+   */
+  #prepareTexts(): void {
+    const missing = this.step.questions.filter(
+      (question) => (question.type === 'text' || question.type === 'textarea') && !(this.answersMap.get(question.id) instanceof Y.Text),
+    );
+    if (missing.length === 0) return;
+    this.document.doc.transact(() => {
+      for (const question of missing) if (!this.answersMap.has(question.id)) this.answersMap.set(question.id, new Y.Text());
+    });
   }
 
   /** Tells co-editors which question this person is in (null: none). */

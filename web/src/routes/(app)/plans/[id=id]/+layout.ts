@@ -5,6 +5,7 @@ import { session } from '#lib/state/session.svelte.ts';
 /** The plan with its pinned question bank and its year's deadlines, read once per plan visit. */
 export async function load({ params, depends }) {
   depends('app:plan');
+  await session.load();
   if (session.status !== 'signed-in') return { plan: null, bank: null, deadlines: [] };
   try {
     const plan = await api.plan(params.id);

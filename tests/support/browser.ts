@@ -1,0 +1,48 @@
+/**
+ * Real Chromium (Debian's) driven by playwright-core for the web app's tests: one browser per
+ * file, one context per person, sign-in through the development identity provider's form, and
+ * axe-core's WCAG 2.1 A/AA check of whatever a page shows.
+ */
+import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { AxeBuilder } from '@axe-core/playwright';
+import { expect } from 'vitest';
+
+export function launchBrowser(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
+  });
+}
+
+export interface Person {
+  context: BrowserContext;
+  page: Page;
+  /** Uncaught errors the page threw: a test that ends with any fails. */
+  errors: string[];
+}
+
+/** A new browser profile signed in as `email` through the sign-in form, landing on `callbackUrl`. */
+export async function signInAs(
+  browser: Browser,
+  baseUrl: string,
+  email: string,
+  callbackUrl = '/plans',
+  viewport = { width: 1280, height: 900 },
+): Promise<Person> {
+  const context = await browser.newContext({ viewport });
+  const page = await context.newPage();
+  const errors: string[] = [];
+  page.on('pageerror', (error) => errors.push(error.message));
+  await page.goto(`${baseUrl}/api/auth/signin?callbackUrl=${encodeURIComponent(callbackUrl)}`);
+  await page.locator('input[name="email"]').fill(email);
+  await page.getByRole('button').click();
+  await page.waitForURL((url) => url.pathname === callbackUrl.split('?')[0]);
+  return { context, page, errors };
+}
+
+/** axe-core finds no WCAG 2.1 A/AA violation on what the page shows now. */
+export async function expectAccessible(page: Page, what: string): Promise<void> {
+  const { violations } = await new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa']).analyze();
+  const summary = violations.map((violation) => `${violation.id}: ${violation.help} (${violation.nodes.map((node) => node.target.join(' ')).join(', ')})`);
+  expect(summary, `axe-core on ${what}`).toEqual([]);
+}
