@@ -1,0 +1,70 @@
+/**
+ * The README's screenshots: a fresh demo server, the Harbor principal and assistant principal in
+ * the same step of the same plan (presence, a shared answer, a lock), the plan overview and a
+ * phone-width view. Run with `pnpm --filter @csp/tests run screenshots`; writes docs/screenshots/.
+ */
+import fs from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { BUNDLED_BANK } from '@csp/shared/bank';
+import { currentSchoolYear } from '@csp/shared';
+import { startTestServer } from '../../server/src/testing/testServer.ts';
+import { signIn } from '../../server/src/testing/signIn.ts';
+import { launchBrowser, signInAs } from '../support/browser.ts';
+
+const out = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots');
+fs.mkdirSync(out, { recursive: true });
+
+const server = await startTestServer();
+const browser = await launchBrowser();
+try {
+  const api = await signIn(server.url, 'principal.harbor@example.org');
+  const forms = (await api.get(`/api/forms?schoolYear=${currentSchoolYear()}`)).body.forms as { _id: string; schoolName: string }[];
+  const planId = forms.find((form) => form.schoolName === 'Harbor View Academy')!._id;
+  const stepNumber = BUNDLED_BANK.steps.findIndex((step) => step.key === 'attendancePlan') + 1;
+  const step = BUNDLED_BANK.steps[stepNumber - 1]!;
+  const textarea = step.questions.find((question) => question.type === 'textarea')!;
+  const text = step.questions.find((question) => question.type === 'text')!;
+  const stepUrl = `/plans/${planId}/step/${stepNumber}`;
+
+  const principal = await signInAs(browser, server.url, 'principal.harbor@example.org', stepUrl, { width: 1280, height: 860 });
+  const ap = await signInAs(browser, server.url, 'ap.harbor@example.org', stepUrl, { width: 1280, height: 860 });
+  for (const { page } of [principal, ap])
+    await page
+      .getByRole('status')
+      .filter({ hasText: /All changes saved/ })
+      .first()
+      .waitFor();
+  await principal.page.getByRole('textbox', { name: text.title }).fill('Rahim Uddin, Attendance Teacher');
+  await ap.page.getByRole('textbox', { name: textarea.title }).click();
+  await ap.page.keyboard.type('Families told us mornings are hard, and buses arrive late in winter.', { delay: 5 });
+  await principal.page
+    .getByRole('status')
+    .filter({ hasText: /Saved at/ })
+    .first()
+    .waitFor();
+  await principal.page.getByText('Marcus Bell').first().waitFor();
+  await principal.page.getByRole('textbox', { name: textarea.title }).scrollIntoViewIfNeeded();
+  await principal.page.waitForTimeout(500);
+  await principal.page.screenshot({ path: path.join(out, 'editor-principal.png') });
+  await ap.page.getByRole('textbox', { name: text.title }).focus();
+  await ap.page.waitForTimeout(300);
+  await ap.page.screenshot({ path: path.join(out, 'editor-assistant-principal.png') });
+
+  await ap.page.goto(`${server.url}/plans/${planId}`);
+  await ap.page.getByText('Being edited by Elena Rodriguez').waitFor();
+  await ap.page.screenshot({ path: path.join(out, 'plan-overview.png'), fullPage: true });
+
+  const phone = await signInAs(browser, server.url, 'principal.harbor@example.org', stepUrl, { width: 360, height: 780 });
+  await phone.page.getByRole('heading', { level: 1 }).waitFor();
+  await phone.page
+    .getByRole('status')
+    .filter({ hasText: /All changes saved/ })
+    .first()
+    .waitFor();
+  await phone.page.screenshot({ path: path.join(out, 'editor-phone.png') });
+  console.log(`screenshots written to ${path.relative(process.cwd(), out)}`);
+} finally {
+  await browser.close();
+  await server.stop();
+}
