@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
+import { expectAccessible, launchBrowser } from './support/browser.ts';
 
 /**
  * The built web app in Debian's Chromium against a real server: the public overview, then sign-in
@@ -11,10 +12,7 @@ let browser: Browser;
 
 beforeAll(async () => {
   server = await startTestServer();
-  browser = await chromium.launch({
-    executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
-  });
+  browser = await launchBrowser();
 });
 afterAll(async () => {
   await browser?.close();
@@ -23,14 +21,16 @@ afterAll(async () => {
 
 describe('web app in a real browser', () => {
   it('shows the district overview on the home page without signing in', async () => {
-    const page = await browser.newPage();
+    const context = await browser.newContext();
+    const page = await context.newPage();
     await page.goto(server.url);
     await page.getByText('Schools served').waitFor();
     const overview = (await (await fetch(`${server.url}/api/public/overview`)).json()) as { schoolsServed: number; currentYearPlans: number };
     const figures = await page.locator('.figure').allInnerTexts();
     expect(figures.join(' ')).toContain(String(overview.schoolsServed));
     expect(figures.join(' ')).toMatch(/Plans for \d{4}-\d{4}/);
-    await page.close();
+    await expectAccessible(page, 'the home page');
+    await context.close();
   });
 
   it('signs a principal in through the identity provider and lists the school’s plans', async () => {
@@ -58,6 +58,7 @@ describe('web app in a real browser', () => {
     await page.getByRole('button').click();
     await page.waitForURL(/\/login\?error=inactive/);
     await expect(page.getByRole('alert').innerText()).resolves.toMatch(/turned off/);
+    await expectAccessible(page, 'the login page with a refusal');
     await context.close();
   });
 });

@@ -11,6 +11,7 @@ import { signIn, signInAll } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { plans, sessions } from '../storage/schema.ts';
 import { SESSION_COOKIE, sessionIdOf } from '../auth/sessions.ts';
+import { stepLockKey } from '../domain/plans/stepLocks.ts';
 import { waitFor } from '../../../tests/support/wait.ts';
 import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../../../tests/support/realtime.ts';
 import { sessionToken } from '../../../tests/support/collab.ts';
@@ -231,6 +232,23 @@ describe('realtime gateway', () => {
 
     await server.realtime.refreshPresence();
     expect(await editors()).toEqual([[PRINCIPAL_HARBOR, STEP]]);
+  });
+
+  it('keeps the step lock of an editor whose socket is on that step, and no one else’s', async () => {
+    const formId = await createPlan(admin, 'Lock renewal');
+    expect((await principal.put(stepPath(formId, STEP), { stepData: { data: { att_coordinatorName: 'Renewed' } } })).status).toBe(200);
+    const key = stepLockKey(formId, STEP);
+    const ttlOf = async () => (await server.services.kv.getMany([key]))[0]?.ttlMs ?? 0;
+    // The lock is about to lapse; a heartbeat from a socket on another step must not renew it.
+    expect(await server.services.kv.extend(key, principalUser.id, 5_000)).toBe(true);
+    const tab = await socketOf(server, principal, 'principal');
+    expect(await tab.request('plan:join', { formId, stepKey: 'counselingPlan' })).toEqual({ ok: true });
+    await server.realtime.refreshPresence();
+    expect(await ttlOf()).toBeLessThanOrEqual(5_000);
+    // Once the editor is on the locked step, the heartbeat renews the full lock time.
+    expect(await tab.request('presence:step', { formId, stepKey: STEP })).toEqual({ ok: true });
+    await server.realtime.refreshPresence();
+    expect(await ttlOf()).toBeGreaterThan(60_000);
   });
 
   it('lock acquired after a REST save and released after unlock; step:saved after the save', async () => {

@@ -7,6 +7,7 @@ import { SESSION_COOKIE, validateSessionToken, validateSessionTokens } from '../
 import { createPubSubClient } from '../kv/redis.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
 import { leavePresence, listPresence, registerPresence, registerPresenceMany } from '../domain/plans/presence.ts';
+import { refreshStepLock } from '../domain/plans/stepLocks.ts';
 import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from './origin.ts';
 import type { AccessScope, RealtimeEvents } from './events.ts';
@@ -176,7 +177,8 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   }
 
   /**
-   * Open sockets keep their users' presence alive (it lapses 60 s after the last heartbeat): every
+   * Open sockets keep their users' presence alive (it lapses 60 s after the last heartbeat) and the
+   * step lock of the step they are on, as an open editor does: every
    * socket's session checked in one query, every heartbeat written in one round trip.
    */
   async function refreshPresence() {
@@ -189,6 +191,12 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
         return actor ? [...data.plans].map(([formId, stepKey]) => ({ formId, user: actor, stepKey })) : [];
       });
       await registerPresenceMany(kv, heartbeats);
+      // An editor open on a step keeps the lock its saves took (only the holder's lock is renewed).
+      await Promise.all(
+        heartbeats.flatMap(({ formId, user, stepKey }) =>
+          stepKey ? [refreshStepLock(kv, config.stepLockTtlMs, formId, stepKey, user.id).catch(() => false)] : [],
+        ),
+      );
     } catch (error) {
       logger.warn({ err: error }, 'presence refresh failed; retrying at the next tick');
     }

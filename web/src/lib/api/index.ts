@@ -4,6 +4,7 @@ import { sessionSchema } from '@csp/shared/api/auth';
 import { successSchema } from '@csp/shared/api/common';
 import {
   attestResponseSchema,
+  compareResponseSchema,
   commentResponseSchema,
   editorsResponseSchema,
   fullPlanSchema,
@@ -55,6 +56,8 @@ export const api = {
   locks: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/locks`, locksResponseSchema, undefined, signal),
   editors: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/editors`, editorsResponseSchema, undefined, signal),
 
+  compare: (id: string, allSteps: boolean, signal?: AbortSignal) =>
+    request('GET', `${plan(id)}/compare${query({ steps: allSteps ? 'all' : undefined })}`, compareResponseSchema, undefined, signal),
   attest: (id: string, name: string) => request('POST', `${plan(id)}/attest`, attestResponseSchema, { name }),
   submit: (id: string) => request('PUT', plan(id), planUpdateResponseSchema, { action: 'submit' }),
   review: (id: string, status: PlanStatus, comment?: string) =>
