@@ -1,4 +1,5 @@
 import http from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
@@ -28,6 +29,26 @@ export interface RunningServer {
 
 const pathOf = (request: http.IncomingMessage) => (request.url ?? '/').split('?')[0]!;
 
+const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
+/**
+ * A request Node's parser refuses gets an answer before the socket closes: 431 for headers over the
+ * size limit (a huge Cookie), 408 for a timeout, 400 for anything else unparsable.
+ */
+function answerClientError(error: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || (error.code === 'ECONNRESET' && !socket.readable)) return void socket.destroy();
+  const [status, reason] =
+    error.code === 'HPE_HEADER_OVERFLOW'
+      ? [431, 'Request Header Fields Too Large']
+      : error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+        ? [408, 'Request Timeout']
+        : [400, 'Bad Request'];
+  const body = JSON.stringify({ error: reason });
+  socket.end(
+    `HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`,
+  );
+}
+
 /**
  * Wires storage, the shared store, the HTTP app, the realtime gateway (/realtime) and the
  * collaboration server (/collab) on one HTTP server; `stop` drains and closes them in order.
@@ -36,7 +57,11 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   // Listen first: with PORT=0 the app's own address (sign-in redirects) is known only then.
   let handler: http.RequestListener = (_req, res) => res.writeHead(503).end();
   const httpServer = http.createServer((req, res) => handler(req, res));
-  httpServer.on('clientError', (_error, socket) => socket.destroy());
+  httpServer.on('clientError', answerClientError);
+  // Longer than the idle timeouts of load balancers and HTTP clients, so the server never closes a
+  // keep-alive connection at the moment a client reuses it (the client would see a reset).
+  httpServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
+  httpServer.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
   await new Promise<void>((resolve, reject) => {
     httpServer.once('error', reject);
     httpServer.listen(baseConfig.port, baseConfig.host, () => resolve());

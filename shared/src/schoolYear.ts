@@ -5,6 +5,19 @@ export function isValidSchoolYear(value: unknown): value is string {
   return typeof value === 'string' && SCHOOL_YEAR_PATTERN.test(value);
 }
 
+/**
+ * The years the service accepts anywhere a label comes in: first years 1900 to 2999, each label's
+ * second year the next one. Everything the helpers compute from such a label stays well formed.
+ */
+export const FIRST_ACCEPTED_YEAR = 1900;
+export const LAST_ACCEPTED_YEAR = 2999;
+
+export function isAcceptedSchoolYear(value: unknown): value is string {
+  if (!isValidSchoolYear(value)) return false;
+  const first = Number(value.slice(0, 4));
+  return Number(value.slice(5)) === first + 1 && first >= FIRST_ACCEPTED_YEAR && first <= LAST_ACCEPTED_YEAR;
+}
+
 function label(firstYear: number): string {
   return `${firstYear}-${firstYear + 1}`;
 }

@@ -7,7 +7,8 @@ import type { OidcClient } from '../auth/oidcClient.ts';
 import { accessGate, sameOriginGuard } from '../auth/gate.ts';
 import { DEV_IDP_PATH } from '../auth/devIdentityProvider.ts';
 import { errorEnvelope, requestLog } from './middleware.ts';
-import { notFound } from './errors.ts';
+import { HttpError, badRequest, notFound } from './errors.ts';
+import { assertShallow } from './validate.ts';
 import { spaMiddleware } from './static.ts';
 import { healthRoutes } from '../api/health/routes.ts';
 import { authRoutes } from '../api/auth/routes.ts';
@@ -33,7 +34,7 @@ export interface Identity {
 }
 
 /** Every resource's routes, mounted under /api. */
-function apiRouter(services: Services, identity: Identity): Router {
+export function apiRouter(services: Services, identity: Identity): Router {
   const api = new Router({ prefix: '/api' });
   const resources = [
     healthRoutes(services),
@@ -51,7 +52,7 @@ function apiRouter(services: Services, identity: Identity): Router {
     questionBankAdminRoutes(services),
     exportRoutes(services),
   ];
-  for (const routes of resources) api.use(routes.routes(), routes.allowedMethods({ throw: true }));
+  for (const routes of resources) api.use(routes.routes());
   return api;
 }
 
@@ -86,21 +87,50 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
   const api = apiRouter(services, identity);
+  // The access gate decides before any body is read: an anonymous request to a protected route is a
+  // 401 whatever it carries.
   const apiStack = compose<Koa.ParameterizedContext>([
     sameOriginGuard(services.config.appUrl),
-    body,
     guardExistingRoutes(api, accessGate(services)),
+    readBody(body),
     api.routes(),
-    api.allowedMethods({ throw: true }),
+    api.allowedMethods(),
   ] as Middleware[]);
   app.use(async (ctx, next) => {
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) return next();
     await apiStack(ctx, async () => {});
+    if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
+      // A method no route of this path takes (also one no route takes at all, such as PROPFIND): 405 with Allow.
+      if (!ctx.response.get('Allow')) throw notFound(`No route for ${ctx.method} ${ctx.path}`);
+      throw new HttpError(405, 'Method Not Allowed', {}, { Allow: ctx.response.get('Allow') });
+    }
     if (ctx.status === 404 && ctx.body == null) throw notFound(`No route for ${ctx.method} ${ctx.path}`);
   });
 
   for (const middleware of spaMiddleware()) app.use(middleware);
   return app;
+}
+
+/**
+ * Reads the JSON body. A body that cannot be read (a Content-Encoding it does not have, a broken
+ * stream) is the client's fault: 400, not 500. Bodies nested deeper than any payload of this API
+ * are refused before anything walks them.
+ */
+function readBody(body: Middleware): Middleware {
+  return async (ctx, next) => {
+    let read = false;
+    try {
+      await body(ctx, async () => {
+        read = true;
+        assertShallow(ctx.request.body);
+        await next();
+      });
+    } catch (error) {
+      const status = (error as { status?: number }).status;
+      if (read || error instanceof HttpError || (status !== undefined && status >= 400 && status < 500)) throw error;
+      throw badRequest('The request body could not be read (check its Content-Encoding)');
+    }
+  };
 }
 
 /** The gate guards the routes that exist; an unknown path or method falls through to 404/405. */

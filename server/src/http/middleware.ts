@@ -34,9 +34,11 @@ export function errorEnvelope(logger: Logger): Middleware {
       }
       const error = caught as StatusError;
       const status = error.status ?? error.statusCode;
-      if (status && status >= 400 && status < 500) {
+      // 4xx and deliberate 5xx from libraries (501, 503...) keep their meaning; only 500s are ours to log.
+      if (status && status >= 400 && status < 600 && status !== 500) {
         ctx.status = status;
         ctx.body = { error: clientErrorMessage(error, status) };
+        if (status >= 500) logger.warn({ err: caught, method: ctx.method, path: ctx.path, status }, 'request refused by a library');
         return;
       }
       logger.error({ err: caught, method: ctx.method, path: ctx.path }, 'request failed');

@@ -2,6 +2,20 @@ import type { z } from 'zod';
 import { isId } from '../storage/ids.ts';
 import { HttpError, notFound } from './errors.ts';
 
+/** No payload of this API nests deeper; anything deeper is refused before any recursive walk. */
+export const MAX_INPUT_DEPTH = 64;
+
+/** 400 when a parsed input nests arrays or objects deeper than MAX_INPUT_DEPTH (checked without recursion). */
+export function assertShallow(input: unknown): void {
+  const pending: [unknown, number][] = [[input, 0]];
+  while (pending.length > 0) {
+    const [value, depth] = pending.pop()!;
+    if (value === null || typeof value !== 'object') continue;
+    if (depth >= MAX_INPUT_DEPTH) throw new HttpError(400, `Invalid request: nested more than ${MAX_INPUT_DEPTH} levels deep`);
+    for (const item of Array.isArray(value) ? value : Object.values(value)) if (item !== null && typeof item === 'object') pending.push([item, depth + 1]);
+  }
+}
+
 /** A NUL or an unpaired surrogate cannot be stored as PostgreSQL text or jsonb: refuse it up front. */
 function findUnstorableText(value: unknown, path: string): string | null {
   if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path || 'value' : null;
@@ -21,6 +35,7 @@ function findUnstorableText(value: unknown, path: string): string | null {
 
 /** Parses input with a zod schema; failures are a 400 naming each bad field. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 'Invalid request'): z.infer<S> {
+  assertShallow(input);
   const unstorable = findUnstorableText(input, '');
   if (unstorable) throw new HttpError(400, `${what}: ${unstorable} contains characters that cannot be stored`);
   const result = schema.safeParse(input);

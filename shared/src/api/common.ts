@@ -1,12 +1,17 @@
 import { z } from 'zod';
-import { isValidSchoolYear } from '../schoolYear.ts';
+import { FIRST_ACCEPTED_YEAR, LAST_ACCEPTED_YEAR, isAcceptedSchoolYear } from '../schoolYear.ts';
 
 /** Record ids: 24 lowercase hex characters, like the original application's object ids. */
 export const ID_PATTERN = /^[0-9a-f]{24}$/;
 
 /** Field schemas more than one resource uses. */
 export const idSchema = z.string().regex(ID_PATTERN, 'must be a 24-character hex id');
-export const schoolYearSchema = z.string().refine(isValidSchoolYear, 'must be a school year like 2026-2027');
+export const schoolYearSchema = z
+  .string()
+  .refine(
+    isAcceptedSchoolYear,
+    `must be a school year like 2026-2027, from ${FIRST_ACCEPTED_YEAR}-${FIRST_ACCEPTED_YEAR + 1} to ${LAST_ACCEPTED_YEAR}-${LAST_ACCEPTED_YEAR + 1}`,
+  );
 export const emailSchema = z.string().trim().toLowerCase().max(254).pipe(z.email('must be an e-mail address'));
 export const levelSchema = z.number().int().min(1).max(5);
 export const schoolNameSchema = z.string().trim().min(1).max(200);

@@ -1,8 +1,12 @@
 import { z } from 'zod';
 import { STEP_KEY_PATTERN } from '../steps.ts';
 import { schoolYearSchema } from './common.ts';
+import { isValidSchoolYear } from '../schoolYear.ts';
 
 export const yearQuerySchema = z.object({ schoolYear: schoolYearSchema.optional() });
+
+/** Removing a year's settings also takes labels stored before labels were range-checked. */
+export const deleteYearSchema = z.strictObject({ schoolYear: z.string().refine(isValidSchoolYear, 'must be a school year label like 2026-2027') });
 
 export const nextYearSchema = z.strictObject({ fromYear: schoolYearSchema.optional() });
 

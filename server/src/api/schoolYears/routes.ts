@@ -9,7 +9,8 @@ import type { Caller } from '../../domain/audit/recordAudit.ts';
 import { readYearSettings } from '../../domain/schoolYears/readYearSettings.ts';
 import { setUpNextYear } from '../../domain/schoolYears/setUpNextYear.ts';
 import { updateYearSettings } from '../../domain/schoolYears/updateYearSettings.ts';
-import { nextYearSchema, updateYearSchema, yearQuerySchema } from '@csp/shared/api/schoolYears';
+import { deleteYearSettings } from '../../domain/schoolYears/deleteYearSettings.ts';
+import { deleteYearSchema, nextYearSchema, updateYearSchema, yearQuerySchema } from '@csp/shared/api/schoolYears';
 
 export function schoolYearRoutes(services: Services): Router {
   const router = new Router({ prefix: '/school-year' });
@@ -38,6 +39,13 @@ export function schoolYearRoutes(services: Services): Router {
     const { schoolYear, ...changes } = parse(updateYearSchema, ctx.request.body);
     await updateYearSettings(services, caller, schoolYear, changes);
     ctx.body = { success: true, settings: await readYearSettings(services, schoolYear) };
+  });
+
+  router.delete('/', async (ctx) => {
+    const caller = superAdmin(ctx);
+    const { schoolYear } = parse(deleteYearSchema, ctx.request.body);
+    await deleteYearSettings(services, caller, schoolYear);
+    ctx.body = { success: true, schoolYear };
   });
 
   return router;

@@ -1,5 +1,5 @@
 import { desc, eq, sql } from 'drizzle-orm';
-import { latestSchoolYear, nextSchoolYear, schoolYearTerm } from '@csp/shared';
+import { isAcceptedSchoolYear, latestSchoolYear, nextSchoolYear, schoolYearTerm } from '@csp/shared';
 import type { YearSettings } from '@csp/shared/api/schoolYears';
 import type { BaseServices } from '../../services.ts';
 import { plans, schoolYearSettings } from '../../storage/schema.ts';
@@ -30,8 +30,8 @@ export async function readYearSettings({ storage, banks }: BaseServices, schoolY
     termStart: term.start,
     termEnd: term.end,
   };
-  // The coming cycle follows the stored years, whichever year is being read.
-  const latestYear = latestSchoolYear(years.map((y) => y.schoolYear)) ?? schoolYear;
+  // The coming cycle follows the stored years (accepted labels only), whichever year is being read.
+  const latestYear = latestSchoolYear(years.map((y) => y.schoolYear).filter(isAcceptedSchoolYear)) ?? schoolYear;
   const nextYear = nextSchoolYear(latestYear);
   const [latest] =
     latestYear === schoolYear ? [settings] : await db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, latestYear)).limit(1);

@@ -1,5 +1,5 @@
-import { desc, eq } from 'drizzle-orm';
-import { nextSchoolYear, schoolYearTerm, type Deadline } from '@csp/shared';
+import { eq } from 'drizzle-orm';
+import { isAcceptedSchoolYear, latestSchoolYear, nextSchoolYear, schoolYearTerm, type Deadline } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { schoolYearSettings } from '../../storage/schema.ts';
 import { badRequest, conflict, notFound } from '../../http/errors.ts';
@@ -24,9 +24,13 @@ export function shiftDeadlines(deadlines: Deadline[]): Deadline[] {
  */
 export async function setUpNextYear(services: Services, caller: Caller, fromYear: string | undefined): Promise<YearSettingsRow> {
   const db = services.storage.db;
-  const [source] = fromYear
-    ? await db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, fromYear)).limit(1)
-    : await db.select().from(schoolYearSettings).orderBy(desc(schoolYearSettings.schoolYear)).limit(1);
+  // Without a named year: the latest accepted one (a stray label stored before labels were checked is skipped).
+  const sourceYear =
+    fromYear ??
+    latestSchoolYear(
+      (await db.select({ schoolYear: schoolYearSettings.schoolYear }).from(schoolYearSettings)).map((row) => row.schoolYear).filter(isAcceptedSchoolYear),
+    );
+  const [source] = sourceYear ? await db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, sourceYear)).limit(1) : [];
   if (!source) throw fromYear ? notFound(`No settings for ${fromYear}`) : badRequest('No school year is set up yet');
   const schoolYear = nextSchoolYear(source.schoolYear);
   const term = schoolYearTerm(schoolYear);
