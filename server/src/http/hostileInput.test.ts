@@ -47,7 +47,7 @@ beforeAll(async () => {
   const byPath = new Map<string, Set<string>>();
   for (const layer of router.stack) {
     const methods = layer.methods.filter((method) => method !== 'HEAD');
-    if (methods.length === 0) continue;
+    if (methods.length === 0 || typeof layer.path !== 'string') continue;
     const known = byPath.get(layer.path) ?? new Set<string>();
     for (const method of methods) known.add(method);
     byPath.set(layer.path, known);
