@@ -78,7 +78,7 @@ describe('hostile input never gets a 500', () => {
     // On a route that reads the body, the nesting itself is the refusal.
     const step = await admin.request('PUT', `/api/forms/${planId}/step/1`, { body: deepObject(150_000), headers: { 'content-type': 'application/json' } });
     expect(step.status).toBe(400);
-    expect((await step.json()).error).toMatch(/nested more than 64 levels/);
+    expect(((await step.json()) as { error: string }).error).toMatch(/nested more than 64 levels/);
   });
 
   it('refuses step answers nested 8,000 deep with 400 and stores nothing', async () => {
@@ -101,7 +101,7 @@ describe('hostile input never gets a 500', () => {
       }
       const signedIn = await admin.request('POST', '/api/forms', { body: '{"schoolName":"X"}', headers });
       expect(signedIn.status, encoding).toBe(400);
-      expect((await signedIn.json()).error).toMatch(/could not be read/);
+      expect(((await signedIn.json()) as { error: string }).error).toMatch(/could not be read/);
       const anonymous = await new HttpClient(server.url).request('POST', '/api/forms', { body: 'garbage', headers });
       expect(anonymous.status, encoding).toBe(401);
     }
