@@ -277,6 +277,25 @@ describe('the plan editor in a real browser', () => {
     await page.getByRole('heading', { level: 1, name: ATTENDANCE.title }).waitFor();
   });
 
+  it('shows the whole plan read-only in bank order with contents, stored answers and a print layout', async () => {
+    const { page } = people[0]!;
+    await page.goto(`${server.url}/plans/${planId}`);
+    await page.getByRole('link', { name: 'View the whole plan' }).click();
+    await page.getByRole('navigation', { name: 'Contents' }).getByRole('link', { name: ATTENDANCE.title }).waitFor();
+    const headings = await page.getByRole('heading', { level: 2, name: /^Step \d+:/ }).allInnerTexts();
+    expect(headings).toEqual(BUNDLED_BANK.steps.map((step, index) => `Step ${index + 1}: ${step.title}`));
+    const text = firstOfType('attendancePlan', 'text');
+    const section = page.getByRole('region', { name: `Step ${ATTENDANCE_NUMBER}: ${ATTENDANCE.title}` });
+    await section.getByText('Rahim Uddin, Attendance Teacher').waitFor();
+    await expect(section.getByText(`Q${text.number}: ${text.title}`).count()).resolves.toBe(1);
+    await expect(page.getByText('Not answered').count()).resolves.toBeGreaterThan(0);
+    await expectAccessible(page, 'the whole-plan view');
+    await page.emulateMedia({ media: 'print' });
+    await expect(page.getByRole('button', { name: 'Print' }).isVisible()).resolves.toBe(false);
+    await expect(page.locator('.site-header').isVisible()).resolves.toBe(false);
+    await page.emulateMedia({ media: 'screen' });
+  });
+
   it('shows view-only and archived plans read-only, saying why', async () => {
     const coordinator = await person('coordinator.harbor@example.org', `/plans/${planId}/step/${ATTENDANCE_NUMBER}`);
     await coordinator.page.getByText('You can read this step but not change it.').waitFor();
