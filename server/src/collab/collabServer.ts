@@ -123,6 +123,7 @@ export function createCollabServer(services: BaseServices): CollabServer {
         prefix: `${config.redisPrefix}hocuspocus`,
         identifier: `csp-${process.pid}-${randomBytes(4).toString('hex')}`,
         createClient: () => createPubSubClient(redisUrl, (error) => logger.warn({ err: error }, 'document update not published: Redis unavailable')),
+        onUnavailable: (error, documentName) => logger.warn({ err: error, documentName }, 'document not shared with other processes until Redis is back'),
       }),
     );
   }
@@ -155,8 +156,8 @@ export function createCollabServer(services: BaseServices): CollabServer {
     },
   });
 
-  // Open connections keep their "live editor" mark; a killed process's marks lapse on their own.
-  const refresher = setInterval(() => {
+  /** This process's "live editor" marks, written again: every open connection's. */
+  function refreshLiveMarks() {
     const marks = [...open.values()].map(({ context, documentName, socketId }) => ({
       key: liveKey(documentName),
       field: `${context.userId}:${socketId}`,
@@ -164,14 +165,20 @@ export function createCollabServer(services: BaseServices): CollabServer {
       ttlMs: LIVE_TTL_MS,
     }));
     void kv.hashSetMany(marks).catch((error: unknown) => logger.warn({ err: error }, 'live-editor marks not refreshed; retrying at the next tick'));
-  }, LIVE_REFRESH_MS);
+  }
+  // Open connections keep their mark; a killed process's marks lapse on their own.
+  const refresher = setInterval(refreshLiveMarks, LIVE_REFRESH_MS);
   refresher.unref();
+  // Redis back (perhaps empty): marks again at once, not at the next tick, or live editors count as not live.
+  kv.onReconnect(refreshLiveMarks);
 
   const pending = new Set<Promise<unknown>>();
 
   async function applySaved(formId: string, stepKey: string, answers: StepAnswers, completed: boolean, savedBy: string) {
     const documentName = collabDocumentName(formId, stepKey);
-    if ((await liveUsers(documentName)).includes(savedBy)) return;
+    // A live saver's answers merged through the document already. Unknown (Redis down) applies:
+    // only the fields this save changed in the record are written, so nobody's text goes.
+    if (await isLive(documentName, savedBy)) return;
     const step = await stepOfPlan(formId, stepKey);
     if (!step) return;
     const write = (document: Y.Doc) => {
@@ -189,9 +196,19 @@ export function createCollabServer(services: BaseServices): CollabServer {
     }
   }
 
-  async function liveUsers(documentName: string): Promise<string[]> {
-    const fields = Object.keys(await kv.hashGetAll(liveKey(documentName)));
-    return fields.map((field) => field.slice(0, field.indexOf(':')));
+  /**
+   * Whether the user edits the document live: this process's own connections decide first; other
+   * processes' only through their marks in Redis, counted as not live while Redis cannot answer.
+   */
+  async function isLive(documentName: string, userId: string): Promise<boolean> {
+    if ([...open.values()].some((entry) => entry.documentName === documentName && entry.context.userId === userId)) return true;
+    try {
+      const fields = Object.keys(await kv.hashGetAll(liveKey(documentName)));
+      return fields.some((field) => field.slice(0, field.indexOf(':')) === userId);
+    } catch (error) {
+      logger.warn({ err: error, documentName }, 'live editors of other processes unknown: Redis unavailable');
+      return false;
+    }
   }
 
   return {
@@ -207,8 +224,8 @@ export function createCollabServer(services: BaseServices): CollabServer {
       });
     },
 
-    async isLiveEditor(formId, stepKey, userId) {
-      return (await liveUsers(collabDocumentName(formId, stepKey))).includes(userId);
+    isLiveEditor(formId, stepKey, userId) {
+      return isLive(collabDocumentName(formId, stepKey), userId);
     },
 
     /**

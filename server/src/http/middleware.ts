@@ -1,6 +1,7 @@
 import { STATUS_CODES } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../logger.ts';
+import { StoreUnavailableError } from '../kv/index.ts';
 import { HttpError } from './errors.ts';
 
 interface StatusError {
@@ -10,6 +11,8 @@ interface StatusError {
   type?: string;
   message?: string;
 }
+
+const STORE_RETRY_AFTER_SECONDS = 5;
 
 function clientErrorMessage(error: StatusError, status: number): string {
   if (status === 413) return 'Payload too large';
@@ -30,6 +33,14 @@ export function errorEnvelope(logger: Logger): Middleware {
         ctx.status = caught.status;
         ctx.set(caught.headers);
         ctx.body = { error: caught.message, ...caught.extra };
+        return;
+      }
+      if (caught instanceof StoreUnavailableError) {
+        // An outage of the shared store, not a bug: the client retries shortly.
+        logger.warn({ err: caught, method: ctx.method, path: ctx.path }, 'request needs the shared store, which is unavailable');
+        ctx.status = 503;
+        ctx.set('Retry-After', String(STORE_RETRY_AFTER_SECONDS));
+        ctx.body = { error: 'Temporarily unavailable; try again shortly' };
         return;
       }
       const error = caught as StatusError;

@@ -1,9 +1,8 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { freePort } from '../testing/serverProcess.ts';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import type { Redis } from 'ioredis';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
+import { startOwnRedis, type OwnRedis } from '../testing/ownRedis.ts';
 import { HttpClient } from '../testing/httpClient.ts';
 import { signIn } from '../testing/signIn.ts';
 import { RedisStore, createRedisClient } from '../kv/redis.ts';
@@ -23,36 +22,6 @@ async function until(what: string, condition: () => boolean | Promise<boolean>):
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((resolve) => setTimeout(resolve, 20));
   }
-}
-
-interface OwnRedis {
-  url: string;
-  child: ChildProcess;
-  kill(): Promise<void>;
-}
-
-/** A throwaway redis-server of our own (no persistence), so the test can take it down. */
-async function startOwnRedis(): Promise<OwnRedis> {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  child.stdout!.on('data', (chunk) => (output += chunk));
-  child.stderr!.on('data', (chunk) => (output += chunk));
-  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
-  await until(`redis-server on ${port} to accept connections:\n${output}`, () => {
-    if (child.exitCode !== null) throw new Error(`redis-server exited:\n${output}`);
-    return /Ready to accept connections/.test(output);
-  });
-  return {
-    url: `redis://127.0.0.1:${port}`,
-    child,
-    kill: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-      await exited;
-    },
-  };
 }
 
 const clientOf = (store: RedisStore): Redis => {

@@ -3,7 +3,7 @@ import { RedisStore, createRedisClient } from './redis.ts';
 import type { KeyValueStore } from './store.ts';
 
 export type { HashEntry, KeyValueStore, LockClaim } from './store.ts';
-export { claimPayload } from './store.ts';
+export { claimPayload, StoreUnavailableError } from './store.ts';
 export { MemoryStore, RedisStore, createRedisClient };
 
 export function openKeyValueStore(redisUrl: string | undefined, prefix: string): KeyValueStore {

@@ -116,6 +116,9 @@ export class MemoryStore implements KeyValueStore {
 
   async ping() {}
 
+  // In-process: never unreachable, so never reconnects.
+  onReconnect() {}
+
   async close() {
     clearInterval(this.sweeper);
     this.entries.clear();

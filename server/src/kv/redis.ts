@@ -1,5 +1,5 @@
 import { Redis } from 'ioredis';
-import { claimValue, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
+import { StoreUnavailableError, claimValue, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
 
 // Claim or refresh in one step: free key or same owner (prefix "owner\n") wins.
 const CLAIM = `
@@ -121,74 +121,98 @@ export class RedisStore implements KeyValueStore {
     return this.redis;
   }
 
-  get(key: string) {
-    return this.redis.get(key);
+  /** Every failure leaves as one error type, so callers and the HTTP layer can tell an outage from a bug. */
+  private async call<T>(operation: (redis: ScriptedRedis) => Promise<T>): Promise<T> {
+    try {
+      return await operation(this.redis);
+    } catch (error) {
+      throw new StoreUnavailableError(error);
+    }
   }
 
-  async getMany(keys: string[]) {
-    if (keys.length === 0) return [];
-    const pipeline = this.redis.pipeline();
-    for (const key of keys) pipeline.get(key).pttl(key);
-    const replies = (await pipeline.exec()) ?? [];
-    return keys.map((_key, index) => {
-      const [getError, value] = replies[index * 2]!;
-      const [ttlError, ttl] = replies[index * 2 + 1]!;
-      if (getError || ttlError) throw getError ?? ttlError;
-      return value === null ? null : { value: value as string, ttlMs: ttl as number };
+  get(key: string) {
+    return this.call((redis) => redis.get(key));
+  }
+
+  getMany(keys: string[]) {
+    if (keys.length === 0) return Promise.resolve([]);
+    return this.call(async (redis) => {
+      const pipeline = redis.pipeline();
+      for (const key of keys) pipeline.get(key).pttl(key);
+      const replies = (await pipeline.exec()) ?? [];
+      return keys.map((_key, index) => {
+        const [getError, value] = replies[index * 2]!;
+        const [ttlError, ttl] = replies[index * 2 + 1]!;
+        if (getError || ttlError) throw getError ?? ttlError;
+        return value === null ? null : { value: value as string, ttlMs: ttl as number };
+      });
     });
   }
 
-  async set(key: string, value: string, ttlMs?: number) {
-    if (ttlMs) await this.redis.set(key, value, 'PX', ttlMs);
-    else await this.redis.set(key, value);
+  set(key: string, value: string, ttlMs?: number) {
+    return this.call(async (redis) => {
+      if (ttlMs) await redis.set(key, value, 'PX', ttlMs);
+      else await redis.set(key, value);
+    });
   }
 
-  async delete(key: string) {
-    await this.redis.del(key);
+  delete(key: string) {
+    return this.call(async (redis) => void (await redis.del(key)));
   }
 
-  async claim(key: string, owner: string, payload: string, ttlMs: number): Promise<LockClaim> {
-    const [outcome, value, ttl] = await this.redis.cspClaim(key, owner, claimValue(owner, payload), ttlMs);
-    return { acquired: outcome > 0, refreshed: outcome === 2, value, ttlMs: ttl };
+  claim(key: string, owner: string, payload: string, ttlMs: number): Promise<LockClaim> {
+    return this.call(async (redis) => {
+      const [outcome, value, ttl] = await redis.cspClaim(key, owner, claimValue(owner, payload), ttlMs);
+      return { acquired: outcome > 0, refreshed: outcome === 2, value, ttlMs: ttl };
+    });
   }
 
-  async extend(key: string, owner: string, ttlMs: number) {
-    return (await this.redis.cspExtend(key, owner, ttlMs)) === 1;
+  extend(key: string, owner: string, ttlMs: number) {
+    return this.call(async (redis) => (await redis.cspExtend(key, owner, ttlMs)) === 1);
   }
 
-  async release(key: string, owner: string) {
-    return (await this.redis.cspRelease(key, owner)) === 1;
+  release(key: string, owner: string) {
+    return this.call(async (redis) => (await redis.cspRelease(key, owner)) === 1);
   }
 
   increment(key: string, ttlMs: number) {
-    return this.redis.cspIncrement(key, ttlMs);
+    return this.call((redis) => redis.cspIncrement(key, ttlMs));
   }
 
   hashSet(key: string, field: string, value: string, ttlMs: number) {
     return this.hashSetMany([{ key, field, value, ttlMs }]);
   }
 
-  async hashSetMany(entries: HashEntry[]) {
-    if (entries.length === 0) return;
-    const now = Date.now();
-    const pipeline = this.redis.pipeline();
-    for (const { key, field, value, ttlMs } of entries) pipeline.hset(key, field, `${now + ttlMs}\n${value}`).pexpire(key, ttlMs * 2);
-    for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+  hashSetMany(entries: HashEntry[]) {
+    if (entries.length === 0) return Promise.resolve();
+    return this.call(async (redis) => {
+      const now = Date.now();
+      const pipeline = redis.pipeline();
+      for (const { key, field, value, ttlMs } of entries) pipeline.hset(key, field, `${now + ttlMs}\n${value}`).pexpire(key, ttlMs * 2);
+      for (const [error] of (await pipeline.exec()) ?? []) if (error) throw error;
+    });
   }
 
-  async hashGetAll(key: string) {
-    const flat = await this.redis.cspHashGetLive(key, Date.now());
-    const result: Record<string, string> = {};
-    for (let i = 0; i < flat.length; i += 2) result[flat[i]!] = flat[i + 1]!;
-    return result;
+  hashGetAll(key: string) {
+    return this.call(async (redis) => {
+      const flat = await redis.cspHashGetLive(key, Date.now());
+      const result: Record<string, string> = {};
+      for (let i = 0; i < flat.length; i += 2) result[flat[i]!] = flat[i + 1]!;
+      return result;
+    });
   }
 
-  async hashDelete(key: string, field: string) {
-    await this.redis.hdel(key, field);
+  hashDelete(key: string, field: string) {
+    return this.call(async (redis) => void (await redis.hdel(key, field)));
   }
 
-  async ping() {
-    await this.redis.ping();
+  ping() {
+    return this.call(async (redis) => void (await redis.ping()));
+  }
+
+  // Every (re)connection: the first connect too, for a process that started during an outage.
+  onReconnect(listener: () => void) {
+    this.redis.on('ready', listener);
   }
 
   async close() {

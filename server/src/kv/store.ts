@@ -41,7 +41,17 @@ export interface KeyValueStore {
   hashGetAll(key: string): Promise<Record<string, string>>;
   hashDelete(key: string, field: string): Promise<void>;
   ping(): Promise<void>;
+  /** Runs `listener` each time the store is reachable again after an outage (its keys may be gone). */
+  onReconnect(listener: () => void): void;
   close(): Promise<void>;
+}
+
+/** The shared store could not answer (Redis down or restarting): callers degrade or answer 503. */
+export class StoreUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super(`shared store unavailable: ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = 'StoreUnavailableError';
+  }
 }
 
 /** A claimed key's value is the owner, a newline, then the caller's payload. */

@@ -3,7 +3,8 @@ import { Server as SocketServer, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { planJoinSchema, planLeaveSchema, presenceStepSchema } from '@csp/shared/api/realtime';
 import type { BaseServices } from '../services.ts';
-import { SESSION_COOKIE, validateSessionToken, validateSessionTokens } from '../auth/sessions.ts';
+import { SESSION_COOKIE, validateSessionToken, validateSessionTokens, type UserRow } from '../auth/sessions.ts';
+import { StoreUnavailableError } from '../kv/index.ts';
 import { createPubSubClient } from '../kv/redis.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
 import { leavePresence, listPresence, registerPresence, registerPresenceMany } from '../domain/plans/presence.ts';
@@ -15,6 +16,7 @@ import { LockExpiryWatcher } from './lockExpiryWatcher.ts';
 
 export const REALTIME_PATH = '/realtime';
 const PRESENCE_REFRESH_MS = 20_000;
+const PRESENCE_UNAVAILABLE = 'Presence is temporarily unavailable; editing works as usual';
 
 interface SocketData {
   token: string;
@@ -98,6 +100,19 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     events.toPlan(formId, 'presence', { editors: await listPresence(kv, formId) });
   }
 
+  /** Registers and announces the user's presence; while Redis is down, a warning instead (the refresher retries). */
+  async function announcePresence(formId: string, actor: UserRow, stepKey: string | null): Promise<{ warning?: string }> {
+    try {
+      await registerPresence(kv, formId, actor, stepKey);
+      await broadcastPresence(formId);
+      return {};
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      logger.warn({ err: error, formId }, 'presence not shared: Redis unavailable');
+      return { warning: PRESENCE_UNAVAILABLE };
+    }
+  }
+
   /** The socket's user, freshly checked: the session may have ended since the handshake. */
   async function currentActor(socket: Socket) {
     const auth = await validateSessionToken(services, (socket.data as SocketData).token);
@@ -108,49 +123,47 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     return auth.actor;
   }
 
+  /** Socket.IO does not await handlers, and a rejection would end the process: each failure is answered and logged. */
+  function handle(socket: Socket, event: string, handler: (raw: unknown, reply: Ack) => Promise<void>) {
+    socket.on(event, (raw: unknown, ack?: Ack) => {
+      const reply = typeof ack === 'function' ? ack : () => {};
+      handler(raw, reply).catch((error: unknown) => {
+        logger.error({ err: error, event }, 'realtime event failed');
+        reply({ ok: false, error: 'Internal error' });
+      });
+    });
+  }
+
   io.on('connection', (socket) => {
     const data = socket.data as SocketData;
 
-    socket.on('plan:join', async (raw: unknown, ack?: Ack) => {
-      const reply = typeof ack === 'function' ? ack : () => {};
+    handle(socket, 'plan:join', async (raw, reply) => {
       const parsed = planJoinSchema.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: 'Invalid request' });
-      try {
-        const actor = await currentActor(socket);
-        if (!actor) return reply({ ok: false, error: 'Unauthorized' });
-        const context = await loadPlan(services, actor, parsed.data.formId).catch(() => null);
-        if (!context || !(context.access.read || context.access.presence)) return reply({ ok: false, error: 'Access denied' });
-        const stepKey = parsed.data.stepKey ?? null;
-        if (stepKey && !stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion)).includes(stepKey)) {
-          return reply({ ok: false, error: 'Unknown step' });
-        }
-        await socket.join(planRoom(parsed.data.formId));
-        data.plans.set(parsed.data.formId, stepKey);
-        if (context.access.presence) {
-          await registerPresence(kv, parsed.data.formId, actor, stepKey);
-          await broadcastPresence(parsed.data.formId);
-        }
-        reply({ ok: true });
-      } catch (error) {
-        logger.error({ err: error }, 'plan:join failed');
-        reply({ ok: false, error: 'Internal error' });
+      const actor = await currentActor(socket);
+      if (!actor) return reply({ ok: false, error: 'Unauthorized' });
+      const context = await loadPlan(services, actor, parsed.data.formId).catch(() => null);
+      if (!context || !(context.access.read || context.access.presence)) return reply({ ok: false, error: 'Access denied' });
+      const stepKey = parsed.data.stepKey ?? null;
+      if (stepKey && !stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion)).includes(stepKey)) {
+        return reply({ ok: false, error: 'Unknown step' });
       }
+      await socket.join(planRoom(parsed.data.formId));
+      data.plans.set(parsed.data.formId, stepKey);
+      const presence = context.access.presence ? await announcePresence(parsed.data.formId, actor, stepKey) : {};
+      reply({ ok: true, ...presence });
     });
 
-    socket.on('presence:step', async (raw: unknown, ack?: Ack) => {
-      const reply = typeof ack === 'function' ? ack : () => {};
+    handle(socket, 'presence:step', async (raw, reply) => {
       const parsed = presenceStepSchema.safeParse(raw);
       if (!parsed.success || !data.plans.has(parsed.data.formId)) return reply({ ok: false, error: 'Join the plan first' });
       const actor = await currentActor(socket);
       if (!actor) return reply({ ok: false, error: 'Unauthorized' });
       data.plans.set(parsed.data.formId, parsed.data.stepKey);
-      await registerPresence(kv, parsed.data.formId, actor, parsed.data.stepKey);
-      await broadcastPresence(parsed.data.formId);
-      reply({ ok: true });
+      reply({ ok: true, ...(await announcePresence(parsed.data.formId, actor, parsed.data.stepKey)) });
     });
 
-    socket.on('plan:leave', async (raw: unknown, ack?: Ack) => {
-      const reply = typeof ack === 'function' ? ack : () => {};
+    handle(socket, 'plan:leave', async (raw, reply) => {
       const parsed = planLeaveSchema.safeParse(raw);
       if (!parsed.success) return reply({ ok: false, error: 'Invalid request' });
       await leavePlan(socket, parsed.data.formId);
@@ -158,7 +171,9 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     });
 
     socket.on('disconnect', () => {
-      for (const formId of data.plans.keys()) void leavePlan(socket, formId).catch(() => {});
+      for (const formId of data.plans.keys()) {
+        leavePlan(socket, formId).catch((error: unknown) => logger.error({ err: error, formId }, 'leaving a plan on disconnect failed'));
+      }
     });
   });
 
@@ -167,13 +182,29 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     const data = socket.data as SocketData;
     if (!data.plans.delete(formId)) return;
     await socket.leave(planRoom(formId));
-    const others = await io.in(planRoom(formId)).fetchSockets();
-    if (others.some((other) => (other.data as SocketData).userId === data.userId)) return;
-    const [editor] = (await listPresence(kv, formId)).filter((entry) => entry.userId === data.userId);
-    if (editor) {
-      await leavePresence(kv, formId, editor.email);
-      await broadcastPresence(formId);
+    if (await stillOnPlan(data.userId, formId)) return;
+    try {
+      const [editor] = (await listPresence(kv, formId)).filter((entry) => entry.userId === data.userId);
+      if (editor) {
+        await leavePresence(kv, formId, editor.email);
+        await broadcastPresence(formId);
+      }
+    } catch (error) {
+      if (!(error instanceof StoreUnavailableError)) throw error;
+      logger.warn({ err: error, formId }, 'presence not removed: Redis unavailable (it lapses on its own)');
     }
+  }
+
+  /** Whether another socket of the user is on the plan: on any process, or on this one while Redis is down. */
+  async function stillOnPlan(userId: string, formId: string): Promise<boolean> {
+    const sockets = await io
+      .in(planRoom(formId))
+      .fetchSockets()
+      .catch((error: unknown) => {
+        logger.warn({ err: error, formId }, 'sockets of other processes unknown: Redis unavailable');
+        return io.local.in(planRoom(formId)).fetchSockets();
+      });
+    return sockets.some((other) => (other.data as SocketData).userId === userId);
   }
 
   /**
@@ -203,6 +234,8 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   }
   const refresher = setInterval(() => void refreshPresence(), PRESENCE_REFRESH_MS);
   refresher.unref();
+  // Redis back (perhaps empty): presence and the holders' locks again at once, not at the next tick.
+  kv.onReconnect(() => void refreshPresence());
 
   /** Sockets whose access ended leave their plan rooms (or disconnect when the session ended). */
   accessListeners.push(async (scope) => {

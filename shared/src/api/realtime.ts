@@ -41,4 +41,7 @@ export const stepSavedEventSchema = z.object({
 export type StepSavedEvent = z.infer<typeof stepSavedEventSchema>;
 export const notificationEventSchema = z.object({ notification: notificationSchema });
 export type NotificationEvent = z.infer<typeof notificationEventSchema>;
-export const joinAckSchema = z.union([z.object({ ok: z.literal(true) }), z.object({ ok: z.literal(false), error: z.string() })]);
+export const joinAckSchema = z.union([
+  z.object({ ok: z.literal(true), warning: z.string().optional() }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
