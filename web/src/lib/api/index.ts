@@ -5,6 +5,7 @@ import { successSchema } from '@csp/shared/api/common';
 import {
   attestResponseSchema,
   compareResponseSchema,
+  duplicateResponseSchema,
   commentResponseSchema,
   editorsResponseSchema,
   fullPlanSchema,
@@ -16,7 +17,7 @@ import {
   stepResponseSchema,
   type MergeStrategy,
 } from '@csp/shared/api/forms';
-import { notificationListSchema } from '@csp/shared/api/notifications';
+import { notificationListSchema, notificationSchema } from '@csp/shared/api/notifications';
 import { publicOverviewSchema } from '@csp/shared/api/public';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
 import { yearSettingsSchema } from '@csp/shared/api/schoolYears';
@@ -82,6 +83,17 @@ export const api = {
     request('GET', `/api/question-bank${query({ version })}`, questionBankResponseSchema, undefined, signal),
   schoolYear: (schoolYear: string, signal?: AbortSignal) => request('GET', `/api/school-year${query({ schoolYear })}`, yearSettingsSchema, undefined, signal),
   notifications: (signal?: AbortSignal) => request('GET', '/api/notifications', notificationListSchema, undefined, signal),
+  markNotificationRead: (notificationId: string) =>
+    request('POST', '/api/notifications', z.object({ success: z.literal(true), notification: notificationSchema }), { notificationId }),
+  createPlan: (schoolName: string, schoolYear: string, initialOwnerEmail?: string) =>
+    request('POST', '/api/forms', z.object({ success: z.literal(true), formId: z.string(), message: z.string() }), {
+      schoolName,
+      schoolYear,
+      ...(initialOwnerEmail ? { initialOwnerEmail } : {}),
+    }),
+  duplicate: (id: string, schoolYear: string) => request('POST', `${plan(id)}/duplicate`, duplicateResponseSchema, { schoolYear }),
+  demoUsers: (signal?: AbortSignal) => request('GET', `/api/users${query({ q: 'demo', limit: 200 })}`, userListSchema, undefined, signal),
+  startPreview: (userId: string) => request('POST', '/api/auth/preview', successSchema.loose(), { userId }),
 
   exportUrl: (id: string, kind: 'pdf' | 'docx') => `${plan(id)}/export/${kind}`,
 };

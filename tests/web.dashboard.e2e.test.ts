@@ -1,0 +1,105 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Browser } from 'playwright-core';
+import { currentSchoolYear, nextSchoolYear } from '@csp/shared';
+import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
+import { signInAll } from '../server/src/testing/signIn.ts';
+import type { HttpClient } from '../server/src/testing/httpClient.ts';
+import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
+import { waitFor } from './support/wait.ts';
+
+/** The signed-in home in real Chromium: plans, deadlines, live review pings, next-year copy, role preview. */
+const HARBOR = 'Harbor View Academy';
+const YEAR = currentSchoolYear();
+const NEXT = nextSchoolYear(YEAR);
+
+let server: TestServer;
+let browser: Browser;
+let principalApi: HttpClient;
+let adminApi: HttpClient;
+let planId: string;
+const people: Person[] = [];
+
+const isoDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
+
+beforeAll(async () => {
+  server = await startTestServer();
+  browser = await launchBrowser();
+  [principalApi, adminApi] = await signInAll(server.url, ['principal.harbor@example.org', 'superadmin@example.org'] as const);
+  planId = (await principalApi.get(`/api/forms?schoolYear=${YEAR}`)).body.forms.find((form: { schoolName: string }) => form.schoolName === HARBOR)._id;
+  const deadlines = [
+    { stepKey: 'tableOfContents', label: 'Contents confirmed', dueDate: isoDay(-3) },
+    { stepKey: 'attendancePlan', label: 'Attendance plan', dueDate: isoDay(10) },
+  ];
+  expect((await adminApi.put('/api/school-year', { schoolYear: YEAR, deadlines })).status).toBe(200);
+});
+afterAll(async () => {
+  for (const { context } of people) await context.close().catch(() => {});
+  await browser?.close();
+  await server?.stop();
+});
+
+describe('the dashboard in a real browser', () => {
+  it('shows a principal their plans and the year’s deadlines with what is due or overdue', async () => {
+    const principal = await signInAs(browser, server.url, 'principal.harbor@example.org', '/dashboard');
+    people.push(principal);
+    const { page } = principal;
+    await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+    await page.getByRole('link', { name: `${HARBOR} ${YEAR}` }).waitFor();
+    const deadlines = page.getByRole('region', { name: 'Deadlines' });
+    await deadlines.getByRole('listitem').filter({ hasText: 'Contents confirmed' }).getByText('Overdue for 1 plan').waitFor();
+    await deadlines.getByRole('listitem').filter({ hasText: 'Attendance plan' }).getByText('Due in 10 days').waitFor();
+    await expectAccessible(page, 'the principal’s dashboard');
+    expect(principal.errors).toEqual([]);
+  });
+
+  it('shows a review ping the moment it is sent, and stores that it was read', async () => {
+    const { page } = people[0]!;
+    const notifications = page.getByRole('region', { name: /Notifications/ });
+    await notifications.getByText(/No notifications yet/).waitFor();
+    expect((await adminApi.post(`/api/forms/${planId}/comments`, { comment: 'Please check the liaison list.' })).status).toBe(200);
+    const ping = notifications.getByRole('listitem').filter({ hasText: `New review comment` });
+    await ping.waitFor();
+    await notifications.getByText('1 unread').waitFor();
+    await ping.getByRole('button', { name: /^Mark read/ }).click();
+    await waitFor('the read state stored', async () =>
+      (await principalApi.get('/api/notifications')).body.notifications.every((item: { readAt: string | null }) => item.readAt),
+    );
+    await expect(notifications.getByText('1 unread').count()).resolves.toBe(0);
+  });
+
+  it('copies the plan into next year, and then offers the existing copy', async () => {
+    const { page } = people[0]!;
+    await page.getByRole('button', { name: `Copy to ${NEXT}` }).click();
+    await page.waitForURL(/\/plans\/[0-9a-f]{24}$/);
+    await page.getByRole('heading', { level: 1, name: `${HARBOR} plan for ${NEXT}` }).waitFor();
+    await page.goto(`${server.url}/dashboard`);
+    await page.getByRole('button', { name: `Copy to ${NEXT}` }).click();
+    await page.getByText(`${HARBOR} already has a ${NEXT} plan.`).waitFor();
+    await page.getByRole('link', { name: 'Open the existing plan' }).click();
+    await page.getByRole('heading', { level: 1, name: `${HARBOR} plan for ${NEXT}` }).waitFor();
+  });
+
+  it('lets a principal create their school’s plan for a year that has none', async () => {
+    const principal = await signInAs(browser, server.url, 'principal.riverside@example.org', `/dashboard?year=${NEXT}`);
+    people.push(principal);
+    await principal.page.getByRole('button', { name: `Create the ${NEXT} plan for Riverside Learning Center` }).click();
+    await principal.page.getByRole('heading', { level: 1, name: `Riverside Learning Center plan for ${NEXT}` }).waitFor();
+  });
+
+  it('lets a Super Admin preview the app as a demo role, with a banner on every page and a way back', async () => {
+    const admin = await signInAs(browser, server.url, 'superadmin@example.org', '/dashboard');
+    people.push(admin);
+    const { page } = admin;
+    await page.getByRole('button', { name: 'Preview as Demo Principal' }).click();
+    const banner = page.getByRole('region', { name: 'Role preview' });
+    await banner.getByText(/You are previewing the app as Demo Principal/).waitFor();
+    await expectAccessible(page, 'the dashboard while previewing');
+    await page.getByRole('link', { name: 'Your plans' }).click();
+    await banner.waitFor();
+    await banner.getByRole('button', { name: 'Exit preview' }).click();
+    await page.getByRole('heading', { level: 1 }).waitFor();
+    await waitFor('the preview ended', async () => (await page.getByRole('region', { name: 'Role preview' }).count()) === 0);
+    await expect(page.getByRole('button', { name: 'Preview as Demo Principal' }).count()).resolves.toBe(0);
+    expect(admin.errors).toEqual([]);
+  });
+});

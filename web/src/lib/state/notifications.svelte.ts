@@ -1,0 +1,40 @@
+import type { Notification } from '@csp/shared/api/notifications';
+import { notificationEventSchema } from '@csp/shared/api/realtime';
+import { api } from '#lib/api/index.ts';
+import { realtime } from '#lib/realtime/socket.svelte.ts';
+
+/**
+ * The signed-in person's review pings: read once, then pushed by the realtime gateway as they
+ * happen (never polled); marking one read is stored on the server.
+ */
+export class NotificationsState {
+  items = $state<Notification[]>([]);
+  loaded = $state(false);
+  failed = $state(false);
+  readonly unread = $derived(this.items.filter((item) => !item.readAt).length);
+  readonly #stop: () => void;
+
+  constructor() {
+    this.#stop = realtime.on('notification', notificationEventSchema, ({ notification }) => {
+      if (!this.items.some((item) => item._id === notification._id)) this.items.unshift(notification);
+    });
+    void api.notifications().then(
+      (result) => {
+        const live = this.items.filter((item) => !result.notifications.some((stored) => stored._id === item._id));
+        this.items = [...live, ...result.notifications];
+        this.loaded = true;
+      },
+      () => (this.failed = true),
+    );
+  }
+
+  async markRead(notificationId: string): Promise<void> {
+    const { notification } = await api.markNotificationRead(notificationId);
+    const index = this.items.findIndex((item) => item._id === notificationId);
+    if (index >= 0) this.items[index] = notification;
+  }
+
+  destroy(): void {
+    this.#stop();
+  }
+}
