@@ -44,10 +44,17 @@ describe('the dashboard in a real browser', () => {
     people.push(principal);
     const { page } = principal;
     await page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
-    await page.getByRole('link', { name: `${HARBOR} ${YEAR}` }).waitFor();
+    await page
+      .getByRole('region', { name: `Plans for ${YEAR}`, exact: true })
+      .getByRole('link', { name: `${HARBOR} ${YEAR}` })
+      .waitFor();
     const deadlines = page.getByRole('region', { name: 'Deadlines' });
     await deadlines.getByRole('listitem').filter({ hasText: 'Contents confirmed' }).getByText('Overdue for 1 plan').waitFor();
     await deadlines.getByRole('listitem').filter({ hasText: 'Attendance plan' }).getByText('Due in 10 days').waitFor();
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: `${HARBOR} ${YEAR}: Submit` })
+      .waitFor();
     await expectAccessible(page, 'the principal’s dashboard');
     expect(principal.errors).toEqual([]);
   });

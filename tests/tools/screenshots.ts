@@ -55,6 +55,14 @@ try {
   await ap.page.getByText('Being edited by Elena Rodriguez').waitFor();
   await ap.page.screenshot({ path: path.join(out, 'plan-overview.png'), fullPage: true });
 
+  await principal.page.goto(`${server.url}/dashboard`);
+  await principal.page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
+  await principal.page
+    .getByRole('link', { name: /Harbor View Academy/ })
+    .first()
+    .waitFor();
+  await principal.page.screenshot({ path: path.join(out, 'dashboard-principal.png'), fullPage: true });
+
   const phone = await signInAs(browser, server.url, 'principal.harbor@example.org', stepUrl, { width: 360, height: 780 });
   await phone.page.getByRole('heading', { level: 1 }).waitFor();
   await phone.page
