@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
 import { currentSchoolYear, nextSchoolYear } from '@csp/shared';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
@@ -19,6 +20,13 @@ let adminApi: HttpClient;
 let planId: string;
 const people: Person[] = [];
 
+const statusLabels: Record<string, string> = {
+  draft: 'Draft',
+  submitted: 'Submitted',
+  under_review: 'Under review',
+  approved: 'Approved',
+  rejected: 'Rejected',
+};
 const isoDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {
@@ -91,6 +99,28 @@ describe('the dashboard in a real browser', () => {
     people.push(principal);
     await principal.page.getByRole('button', { name: `Create the ${NEXT} plan for Riverside Learning Center` }).click();
     await principal.page.getByRole('heading', { level: 1, name: `Riverside Learning Center plan for ${NEXT}` }).waitFor();
+  });
+
+  it('shows a Super Admin the district figures as tables matching the API, each downloadable as CSV', async () => {
+    const admin = await signInAs(browser, server.url, 'superadmin@example.org', '/dashboard');
+    people.push(admin);
+    const { page } = admin;
+    const figures = (await adminApi.get(`/api/admin/reports/figures?schoolYear=${YEAR}`)).body as {
+      byStatus: { status: string; count: number }[];
+      completionByStep: { title: string; completed: number; total: number }[];
+    };
+    const statusTable = page.getByRole('table', { name: `Plans by status, ${YEAR}` });
+    await statusTable.waitFor();
+    const shown = await statusTable.locator('tbody tr').allInnerTexts();
+    expect(shown.map((row) => Number(row.split('\t').at(-1)))).toEqual(figures.byStatus.map((row) => row.count));
+    const stepTable = page.getByRole('table', { name: `Completion by step, ${YEAR}` });
+    await expect(stepTable.locator('tbody tr').count()).resolves.toBe(figures.completionByStep.length);
+    await expectAccessible(page, 'the Super Admin dashboard');
+
+    const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV: plans by status' }).click()]);
+    const csv = fs.readFileSync((await download.path())!, 'utf8');
+    expect(csv.trim().split('\r\n')).toEqual(['"Status","Plans"', ...figures.byStatus.map((row) => `"${statusLabels[row.status]}","${row.count}"`)]);
+    await admin.context.close();
   });
 
   it('lets a Super Admin preview the app as a demo role, with a banner on every page and a way back', async () => {

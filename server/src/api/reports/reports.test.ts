@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import { count, eq, gt, sql } from 'drizzle-orm';
+import { and, count, eq, gt, sql } from 'drizzle-orm';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { COMPARE_STEP_KEYS, currentSchoolYear, isActive, type StepAnswers } from '@csp/shared';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
@@ -15,6 +15,7 @@ import { signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import { clientErrors, collabDocuments, planSteps, plans, sessions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
+import { yearFiguresSchema } from '@csp/shared/api/reports';
 
 const CURRENT = currentSchoolYear();
 const REPORT_YEAR = '2801-2802';
@@ -309,5 +310,57 @@ describe('GET /api/admin/health', () => {
     expect(open.status).toBe(200);
     expect(open.body.counts).toBeUndefined();
     expect(open.body.migrations).toBeUndefined();
+  });
+});
+
+describe('GET /api/admin/reports/figures', () => {
+  const FIGURES_YEAR = '2811-2812';
+  const complete = async (formId: string, stepKeys: string[]) => {
+    for (const stepKey of stepKeys) {
+      await db()
+        .update(planSteps)
+        .set({ completed: true, revisionCount: 1 })
+        .where(and(eq(planSteps.formId, formId), eq(planSteps.stepKey, stepKey)));
+    }
+  };
+
+  it('counts plans by status, completion by step, schools not started and overdue deadlines', async () => {
+    const alpha = await insertPlan('Figures Alpha', FIGURES_YEAR, { status: 'approved' });
+    const beta = await insertPlan('Figures Beta', FIGURES_YEAR, { status: 'draft' });
+    const gamma = await insertPlan('Figures Gamma', FIGURES_YEAR, { status: 'submitted' });
+    await complete(alpha, ['attendancePlan', 'tableOfContents']);
+    await complete(gamma, ['attendancePlan']);
+    const deadlines = [
+      { stepKey: 'attendancePlan', label: 'Attendance', dueDate: '2020-10-01' },
+      { stepKey: 'tableOfContents', label: 'Contents', dueDate: '2020-09-15' },
+      { stepKey: 'counselingPlan', label: 'Counseling', dueDate: '2999-01-01' },
+    ];
+    expect((await admin.put('/api/school-year', { schoolYear: FIGURES_YEAR, deadlines })).status).toBe(200);
+
+    const { status, body } = await admin.get(`/api/admin/reports/figures?schoolYear=${FIGURES_YEAR}`);
+    expect(status).toBe(200);
+    expect(yearFiguresSchema.parse(body)).toEqual(body);
+    expect(body.planCount).toBe(3);
+    expect(Object.fromEntries(body.byStatus.map((row: { status: string; count: number }) => [row.status, row.count]))).toEqual({
+      draft: 1,
+      submitted: 1,
+      under_review: 0,
+      approved: 1,
+      rejected: 0,
+    });
+    const step = (key: string) => body.completionByStep.find((row: { stepKey: string }) => row.stepKey === key);
+    expect(step('attendancePlan')).toMatchObject({ completed: 2, total: 3, title: 'Attendance Plan' });
+    expect(step('tableOfContents')).toMatchObject({ completed: 1, total: 3 });
+    expect(step('counselingPlan')).toMatchObject({ completed: 0, total: 3 });
+    expect(body.completionByStep).toHaveLength(BUNDLED_BANK.steps.length);
+    expect(body.notStarted).toEqual([{ formId: beta, schoolName: 'Figures Beta' }]);
+    expect(body.overdue).toEqual([
+      { stepKey: 'attendancePlan', label: 'Attendance', dueDate: '2020-10-01', plansNotComplete: 1 },
+      { stepKey: 'tableOfContents', label: 'Contents', dueDate: '2020-09-15', plansNotComplete: 2 },
+    ]);
+  });
+
+  it('is for Super Admins only', async () => {
+    for (const client of [principal, ap, teacher]) expect((await client.get('/api/admin/reports/figures')).status).toBe(403);
   });
 });

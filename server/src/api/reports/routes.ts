@@ -8,6 +8,7 @@ import { parse } from '../../http/validate.ts';
 import { reportYearQuerySchema } from '@csp/shared/api/reports';
 import { yearReportCsv } from '../../domain/district/yearReport.ts';
 import { statusTimeline } from '../../domain/district/statusTimeline.ts';
+import { yearFigures } from '../../domain/district/yearFigures.ts';
 
 /** District reports: Super Admins only (never shown to principals beyond their own school). */
 export function reportsRoutes(services: Services): Router {
@@ -28,6 +29,12 @@ export function reportsRoutes(services: Services): Router {
     requireSuperAdmin(ctx);
     const { schoolYear = currentSchoolYear() } = parse(reportYearQuerySchema, ctx.query);
     ctx.body = await statusTimeline(services, schoolYear);
+  });
+
+  router.get('/figures', async (ctx) => {
+    requireSuperAdmin(ctx);
+    const { schoolYear = currentSchoolYear() } = parse(reportYearQuerySchema, ctx.query);
+    ctx.body = await yearFigures(services, schoolYear);
   });
 
   return router;

@@ -22,6 +22,7 @@ import { publicOverviewSchema } from '@csp/shared/api/public';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
 import { yearSettingsSchema } from '@csp/shared/api/schoolYears';
 import { userListSchema } from '@csp/shared/api/users';
+import { yearFiguresSchema } from '@csp/shared/api/reports';
 import type { PlanStatus, StepAnswers } from '@csp/shared';
 import { query, request } from './client.ts';
 
@@ -96,6 +97,8 @@ export const api = {
   startPreview: (userId: string) => request('POST', '/api/auth/preview', successSchema.loose(), { userId }),
 
   exportUrl: (id: string, kind: 'pdf' | 'docx') => `${plan(id)}/export/${kind}`,
+  yearFigures: (schoolYear: string, signal?: AbortSignal) =>
+    request('GET', `/api/admin/reports/figures${query({ schoolYear })}`, yearFiguresSchema, undefined, signal),
 };
 
 /** Sign-in URL that comes back to `callbackUrl` (a same-origin path) afterwards. */
