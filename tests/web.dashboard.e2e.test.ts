@@ -120,6 +120,23 @@ describe('the dashboard in a real browser', () => {
     const [download] = await Promise.all([page.waitForEvent('download'), page.getByRole('button', { name: 'Download CSV: plans by status' }).click()]);
     const csv = fs.readFileSync((await download.path())!, 'utf8');
     expect(csv.trim().split('\r\n')).toEqual(['"Status","Plans"', ...figures.byStatus.map((row) => `"${statusLabels[row.status]}","${row.count}"`)]);
+
+    // A plan for any school of a year that has none, owned by a principal chosen among that school's.
+    const later = nextSchoolYear(NEXT);
+    await page.goto(`${server.url}/dashboard?year=${later}`);
+    const create = page.getByRole('region', { name: `Create a plan for ${later}` });
+    await create.getByLabel('School', { exact: true }).selectOption('Riverside Learning Center');
+    await expect(create.getByLabel(/Owner/).inputValue()).resolves.toBe('principal.riverside@example.org');
+    await create.getByRole('button', { name: 'Create plan' }).click();
+    await page.getByRole('heading', { level: 1, name: `Riverside Learning Center plan for ${later}` }).waitFor();
+    const created = (await adminApi.get(`/api/forms?schoolYear=${later}`)).body.forms as { schoolName: string; principalEmail: string }[];
+    expect(created).toEqual([expect.objectContaining({ schoolName: 'Riverside Learning Center', principalEmail: 'principal.riverside@example.org' })]);
+    // A school that already has a plan that year: the server's reason, and nothing created.
+    await page.goto(`${server.url}/dashboard?year=${later}`);
+    await create.getByLabel('School', { exact: true }).selectOption('Riverside Learning Center');
+    await create.getByRole('button', { name: 'Create plan' }).click();
+    await create.getByRole('alert').waitFor();
+    expect((await adminApi.get(`/api/forms?schoolYear=${later}`)).body.forms).toHaveLength(1);
     await admin.context.close();
   });
 

@@ -94,6 +94,14 @@ export const api = {
     }),
   duplicate: (id: string, schoolYear: string) => request('POST', `${plan(id)}/duplicate`, duplicateResponseSchema, { schoolYear }),
   demoUsers: (signal?: AbortSignal) => request('GET', `/api/users${query({ q: 'demo', limit: 200 })}`, userListSchema, undefined, signal),
+  principals: (signal?: AbortSignal) =>
+    request(
+      'GET',
+      '/api/forms/transfer-ownership',
+      z.object({ principals: z.array(z.object({ _id: z.string(), name: z.string(), email: z.string(), schoolName: z.string() })) }),
+      undefined,
+      signal,
+    ),
   startPreview: (userId: string) => request('POST', '/api/auth/preview', successSchema.loose(), { userId }),
 
   exportUrl: (id: string, kind: 'pdf' | 'docx') => `${plan(id)}/export/${kind}`,
