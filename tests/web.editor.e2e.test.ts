@@ -349,6 +349,32 @@ describe('the plan editor in a real browser', () => {
     expect(asked.filter((entry) => entry.startsWith('again:'))).toEqual([]);
   });
 
+  it('reopening a step straight after leaving it (its last save still on the way) keeps it live and saving', async () => {
+    const { page } = people[0]!;
+    const housing = stepNumberOf('temporaryHousing');
+    const housingStep = stepOf('temporaryHousing');
+    await page.goto(`${server.url}/plans/${planId}/step/${housing}`);
+    await page
+      .getByRole('status')
+      .filter({ hasText: /All changes saved|Saved at/ })
+      .first()
+      .waitFor();
+    const text = firstOfType('temporaryHousing', 'text');
+    await field(page, text).fill('Left in a hurry');
+    await page.getByRole('link', { name: /^Step \d+: .* →$/ }).click();
+    await page.goBack();
+    await page.getByRole('heading', { level: 1, name: housingStep.title }).waitFor();
+    await page
+      .getByRole('status')
+      .filter({ hasText: /All changes saved|Saved at/ })
+      .first()
+      .waitFor();
+    await waitFor('the answer left behind is stored', async () => (await storedStep(housing)).data[text.id] === 'Left in a hurry');
+    await field(page, text).fill('Back again');
+    await waitFor('the reopened step saves', async () => (await storedStep(housing)).data[text.id] === 'Back again');
+    expect(people[0]!.errors).toEqual([]);
+  });
+
   it('reports an uncaught error to the client-error sink and shows a way back from a missing plan', async () => {
     const { page } = people[0]!;
     await page.goto(`${server.url}/plans`);

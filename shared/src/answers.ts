@@ -10,11 +10,12 @@ import {
   type TableAnswer,
 } from './questionBank.ts';
 
-const CELL_MAX_LENGTH = 2000;
+/** A table cell holds at most this many characters. */
+export const TABLE_CELL_MAX_LENGTH = 2000;
 
 export const tableAnswerSchema = z.strictObject({
   headers: z.array(z.string().max(200)).max(TABLE_MAX_COLUMNS),
-  rows: z.array(z.array(z.string().max(CELL_MAX_LENGTH)).max(TABLE_MAX_COLUMNS)).max(TABLE_MAX_ROWS),
+  rows: z.array(z.array(z.string().max(TABLE_CELL_MAX_LENGTH)).max(TABLE_MAX_COLUMNS)).max(TABLE_MAX_ROWS),
 });
 
 const answerSchemas = new WeakMap<Question, z.ZodType<Answer>>();

@@ -3,8 +3,6 @@ import { IndexeddbPersistence } from 'y-indexeddb';
 import * as Y from 'yjs';
 import { collabDocumentName } from '@csp/shared';
 
-/** IndexedDB databases of step documents are named by the document: easy to find at sign-out. */
-const LOCAL_PREFIX = 'plan:';
 /** Meta key set once a local copy has been through a sync with the server. */
 const SYNCED_ONCE = 'syncedOnce';
 
@@ -25,8 +23,15 @@ export interface StepDocument {
  */
 export class PlanCollab {
   readonly socket: HocuspocusProviderWebsocket;
+  readonly #userId: string;
 
-  constructor() {
+  /**
+   * `userId` names this person's local copies: on a shared computer the next person never opens
+   * (or saves) edits someone else made offline, and a person's unsent edits survive signing out
+   * until they open that step again.
+   */
+  constructor(userId: string) {
+    this.#userId = userId;
     const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/collab`;
     // The session cookie authenticates the connection (same origin); retries never give up.
     this.socket = new HocuspocusProviderWebsocket({ url, maxAttempts: 0, maxDelay: 10_000 });
@@ -35,7 +40,7 @@ export class PlanCollab {
   open(formId: string, stepKey: string): StepDocument {
     const name = collabDocumentName(formId, stepKey);
     const doc = new Y.Doc();
-    const local = new IndexeddbPersistence(name, doc);
+    const local = new IndexeddbPersistence(`csp:${this.#userId}:${name}`, doc);
     const localReady = local.whenSynced.then(async () => Boolean(await local.get(SYNCED_ONCE).catch(() => false)));
     const provider = new HocuspocusProvider({ websocketProvider: this.socket, name, document: doc, token: null });
     provider.on('synced', () => void local.set(SYNCED_ONCE, 1).catch(() => {}));
@@ -57,21 +62,4 @@ export class PlanCollab {
   destroy(): void {
     this.socket.destroy();
   }
-}
-
-/** Removes every step document kept in this browser (at sign-out, on a shared school computer). */
-export async function clearLocalDocuments(): Promise<void> {
-  if (!('databases' in indexedDB)) return;
-  const databases = await indexedDB.databases();
-  await Promise.all(
-    databases
-      .filter((database) => database.name?.startsWith(LOCAL_PREFIX))
-      .map(
-        (database) =>
-          new Promise<void>((resolve) => {
-            const request = indexedDB.deleteDatabase(database.name!);
-            request.onsuccess = request.onerror = request.onblocked = () => resolve();
-          }),
-      ),
-  );
 }

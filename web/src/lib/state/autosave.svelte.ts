@@ -43,6 +43,11 @@ export class StepAutosave {
   #timer: ReturnType<typeof setTimeout> | null = null;
   #inFlight: Promise<void> | null = null;
   #closed = false;
+  /** Answers the server refused as invalid: left out of later saves, so the rest of the step still saves. */
+  // Never rendered (the status says which answer): a plain Set on purpose.
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
+  readonly #invalid = new Set<string>();
+  #failures = 0;
 
   constructor(options: AutosaveOptions) {
     this.#options = options;
@@ -50,13 +55,13 @@ export class StepAutosave {
     window.addEventListener('online', this.#onOnline);
   }
 
-  /** Answers of the live document that the record does not hold yet. */
-  dirty(): StepAnswers {
-    const { plan, step, doc } = this.#options;
+  /** Answers of the live document (or of a snapshot of it) that the record does not hold yet. */
+  dirty(answers: StepAnswers = readAnswers(this.#options.doc)): StepAnswers {
+    const { plan, step } = this.#options;
     const stored = plan.stored[step.key]?.data ?? {};
-    const answers = readAnswers(doc);
     const dirty: StepAnswers = {};
     for (const question of step.questions) {
+      if (this.#invalid.has(question.id)) continue;
       if (!same(answers[question.id], stored[question.id])) dirty[question.id] = answers[question.id] ?? null;
     }
     return dirty;
@@ -77,7 +82,7 @@ export class StepAutosave {
 
   #onUpdate = () => {
     if (this.#closed || this.#options.plan.views[this.#options.stepNumber - 1]?.canEdit === false) return;
-    if (this.#timer || this.#inFlight || Object.keys(this.dirty()).length === 0) return;
+    if (Object.keys(this.dirty()).length === 0) return;
     if (this.status.kind === 'saved' || this.status.kind === 'idle') this.status = { kind: 'pending' };
     // About every 3 s while typing goes on (not 3 s after it stops): co-editors' records stay close.
     if (!this.#timer && !this.#inFlight) this.schedule(AUTOSAVE_DELAY_MS);
@@ -100,9 +105,9 @@ export class StepAutosave {
     await this.#inFlight;
   }
 
-  async #save(): Promise<void> {
+  async #save(snapshot?: StepAnswers): Promise<void> {
     const { plan, stepNumber, isLive } = this.#options;
-    const dirty = this.dirty();
+    const dirty = this.dirty(snapshot);
     if (Object.keys(dirty).length === 0) {
       if (this.status.kind === 'pending' || this.status.kind === 'offline') this.status = { kind: 'saved', at: Date.now() };
       return;
@@ -115,9 +120,14 @@ export class StepAutosave {
     try {
       const response = await api.saveStep(plan.id, stepNumber, { data: dirty, mergeStrategy: 'last-write-wins' });
       plan.applySaved(response);
-      this.status = { kind: 'saved', at: Date.now(), ...(response.warning ? { warning: response.warning } : {}) };
+      this.#failures = 0;
       // Typed during the save, or merged in from others: the next save follows.
-      if (!this.#closed && Object.keys(this.dirty()).length > 0) this.schedule(AUTOSAVE_DELAY_MS);
+      if (!this.#closed && Object.keys(this.dirty()).length > 0) {
+        this.status = { kind: 'pending' };
+        this.schedule(AUTOSAVE_DELAY_MS);
+      } else {
+        this.status = { kind: 'saved', at: Date.now(), ...(response.warning ? { warning: response.warning } : {}) };
+      }
     } catch (error) {
       this.#refused(error);
     }
@@ -128,14 +138,22 @@ export class StepAutosave {
       this.status = { kind: 'error', message: 'Something went wrong while saving. Your changes are kept in this browser.' };
       return;
     }
-    if (error.offline) {
-      this.status = { kind: 'offline' };
-      return;
-    }
     const later = (seconds: number) => {
       if (!this.#closed) this.schedule(seconds * 1000);
       return Date.now() + seconds * 1000;
     };
+    // The REST call failed while the live document may still be connected, or the server failed:
+    // try again, waiting longer each time (5 s, 10 s … 60 s).
+    const backoff = () => Math.min(5 * 2 ** this.#failures++, 60);
+    if (error.offline) {
+      this.status = { kind: 'offline' };
+      later(backoff());
+      return;
+    }
+    if (error.status >= 500) {
+      this.status = { kind: 'waiting', reason: 'The server could not save just now', until: later(backoff()) };
+      return;
+    }
     switch (error.status) {
       case 423: {
         const locked = lockedErrorSchema.safeParse(error.body);
@@ -159,18 +177,33 @@ export class StepAutosave {
       case 403:
         this.status = { kind: 'error', message: 'You can no longer change this step. Your changes are kept in this browser.' };
         return;
+      case 400: {
+        // One answer the server refuses must not hold back the others: it is left out from now on.
+        const questionId = /Invalid answer for (\S+):/.exec(error.message)?.[1];
+        const question = this.#options.step.questions.find((candidate) => candidate.id === questionId);
+        if (question) {
+          this.#invalid.add(question.id);
+          later(0);
+        }
+        this.status = { kind: 'error', message: question ? `answer ${question.number} was refused (${error.message})` : error.message };
+        return;
+      }
       default:
         this.status = { kind: 'error', message: error.message };
     }
   }
 
-  /** Saves what is left (leaving the step) and stops listening. */
-  async close(): Promise<void> {
+  /**
+   * Leaving the step: stops at once (no timer fires later), lets a save in flight finish, then saves
+   * what the final snapshot of the document holds that the record does not (when it was live).
+   */
+  async close(finalAnswers: StepAnswers, wasLive: boolean): Promise<void> {
+    this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
     this.#options.doc.off('update', this.#onUpdate);
     window.removeEventListener('online', this.#onOnline);
-    if (this.#options.isLive()) await this.flush().catch(() => {});
-    this.#closed = true;
+    await this.#inFlight?.catch(() => {});
+    if (wasLive && Object.keys(this.dirty(finalAnswers)).length > 0) await this.#save(finalAnswers).catch(() => {});
   }
 }

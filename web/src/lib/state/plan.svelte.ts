@@ -104,7 +104,7 @@ export class PlanState {
 
   /** The plan's one collaboration socket: every step document it opens shares it. */
   get collab(): PlanCollab {
-    this.#collab ??= new PlanCollab();
+    this.#collab ??= new PlanCollab(this.me);
     return this.#collab;
   }
 
@@ -146,6 +146,8 @@ export class PlanState {
 
   /** A step the caller saved: the answer is the new record. */
   applySaved(response: StepResponse): void {
+    // An answer that overtook a newer one (a refresh read before our own save returned) is old news.
+    if ((this.stored[response.stepKey]?.revisionCount ?? -1) > response.revisionCount) return;
     this.stored[response.stepKey] = {
       completed: response.stepData.completed,
       data: response.stepData.data,

@@ -1,6 +1,5 @@
 import type { Session } from '@csp/shared/api/auth';
 import { api, ApiError } from '#lib/api/index.ts';
-import { clearLocalDocuments } from '#lib/realtime/collab.ts';
 
 export type SessionStatus = 'loading' | 'signed-in' | 'signed-out' | 'unreachable';
 
@@ -29,10 +28,9 @@ class SessionState {
     }
   }
 
-  /** Ends the session and removes the plan copies this browser kept (a shared school computer). */
+  /** Ends the session. Local copies of step documents are per person, so they stay for their owner. */
   async signOut(): Promise<void> {
     await api.signOut();
-    await clearLocalDocuments().catch(() => {});
     this.current = null;
     this.status = 'signed-out';
   }

@@ -1,5 +1,5 @@
 import * as Y from 'yjs';
-import { ANSWERS_MAP, TABLE_MAX_ROWS, readAnswers, type Answer, type Question, type Step, type StepAnswers } from '@csp/shared';
+import { ANSWERS_MAP, TABLE_CELL_MAX_LENGTH, TABLE_MAX_ROWS, readAnswers, type Answer, type Question, type Step, type StepAnswers } from '@csp/shared';
 import type { StepDocument } from '#lib/realtime/collab.ts';
 import { colourFor } from './presence.svelte.ts';
 import { StepAutosave } from './autosave.svelte.ts';
@@ -59,7 +59,7 @@ export class StepEditor {
       this.live = 'live';
       this.ready = true;
       this.serverReadOnly = provider.authorizedScope === 'readonly';
-      if (!this.serverReadOnly && plan.views[stepNumber - 1]?.canEdit) this.#prepareTexts();
+      if (!this.serverReadOnly && plan.views[stepNumber - 1]?.canEdit) this.#prepareAnswers();
       refresh();
       this.autosave.connected();
     };
@@ -72,6 +72,12 @@ export class StepEditor {
       this.live = 'refused';
       this.refusal = reason;
     };
+    // The server closes one document when the person's access to it ends (the socket stays up).
+    const onClose = ({ event }: { event: { code: number; reason: string } }) => {
+      if (event.code === 4403) onRefused({ reason: event.reason || 'access revoked' });
+    };
+    provider.on('close', onClose);
+    this.#cleanups.push(() => provider.off('close', onClose));
     provider.on('synced', onSynced);
     provider.on('status', onStatus);
     provider.on('authenticationFailed', onRefused);
@@ -102,17 +108,23 @@ export class StepEditor {
   }
 
   /**
-   * Gives every text answer its Y.Text as soon as the document is synced, before anyone types:
-   * two people whose first keystrokes each created the answer's Y.Text would otherwise race
-   * (Y.js keeps one of two concurrent map entries). Empty texts are blank answers: never saved.
+   * Gives every text answer its Y.Text and every table its map as soon as the document is synced,
+   * before anyone types: two people whose first edits each created them would otherwise race (Y.js
+   * keeps one of two concurrent map entries). Empty ones are blank answers: never saved.
    */
-  #prepareTexts(): void {
-    const missing = this.step.questions.filter(
-      (question) => (question.type === 'text' || question.type === 'textarea') && !(this.answersMap.get(question.id) instanceof Y.Text),
-    );
+  #prepareAnswers(): void {
+    const missing = this.step.questions.filter((question) => {
+      const value = this.answersMap.get(question.id);
+      if (question.type === 'text' || question.type === 'textarea') return !(value instanceof Y.Text);
+      return question.type === 'table' && !(value instanceof Y.Map);
+    });
     if (missing.length === 0) return;
     this.document.doc.transact(() => {
-      for (const question of missing) if (!this.answersMap.has(question.id)) this.answersMap.set(question.id, new Y.Text());
+      for (const question of missing) {
+        if (this.answersMap.has(question.id)) continue;
+        if (question.type === 'table') this.#table(question);
+        else this.answersMap.set(question.id, new Y.Text());
+      }
     });
   }
 
@@ -175,18 +187,23 @@ export class StepEditor {
         if (index >= TABLE_MAX_ROWS) return;
         while (rows.length <= index) rows.push([new Y.Map<string>()]);
         const row = rows.get(index);
-        line.slice(0, Math.max(width - fromColumn, 0)).forEach((cell, column) => row.set(String(fromColumn + column), cell));
+        line.slice(0, Math.max(width - fromColumn, 0)).forEach((cell, column) => row.set(String(fromColumn + column), cell.slice(0, TABLE_CELL_MAX_LENGTH)));
         written++;
       });
     });
     return written;
   }
 
-  /** Saves what is left, then closes the document (its socket stays open for the plan's other steps). */
+  /**
+   * Closes the document at once (so the same step can open again straight away; its socket stays
+   * open for the plan's other steps), then saves what its last state holds that the record lacks.
+   */
   async close(): Promise<void> {
     for (const cleanup of this.#cleanups) cleanup();
     this.focus(null);
-    await this.autosave.close();
+    const finalAnswers = readAnswers(this.document.doc);
+    const wasLive = this.live === 'live';
     this.document.destroy();
+    await this.autosave.close(finalAnswers, wasLive);
   }
 }
