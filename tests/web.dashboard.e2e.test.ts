@@ -157,3 +157,19 @@ describe('the dashboard in a real browser', () => {
     expect(admin.errors).toEqual([]);
   });
 });
+
+describe('at 320 px wide', () => {
+  it('every signed-in page fits the screen (nothing scrolls sideways but tables in their own frame) and passes axe-core', async () => {
+    const phone = await signInAs(browser, server.url, 'principal.harbor@example.org', '/dashboard', { width: 320, height: 700 });
+    people.push(phone);
+    const { page } = phone;
+    for (const path of ['/dashboard', '/plans', `/plans/${planId}`, `/plans/${planId}/step/6`, `/plans/${planId}/view`, `/plans/${planId}/compare`, '/']) {
+      await page.goto(`${server.url}${path}`);
+      await page.getByRole('heading', { level: 1 }).first().waitFor();
+      await page.waitForLoadState('networkidle');
+      const width = await page.evaluate(() => document.documentElement.scrollWidth);
+      expect(width, `${path} is ${width} px wide`).toBeLessThanOrEqual(320);
+      await expectAccessible(page, `${path} at 320 px`);
+    }
+  });
+});
