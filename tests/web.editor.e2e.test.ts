@@ -362,6 +362,8 @@ describe('the plan editor in a real browser', () => {
     const text = firstOfType('temporaryHousing', 'text');
     await field(page, text).fill('Left in a hurry');
     await page.getByRole('link', { name: /^Step \d+: .* →$/ }).click();
+    // Back as soon as the next step's address is in the history (the last save may still be on its way).
+    await page.waitForURL((url) => url.pathname.endsWith(`/step/${housing + 1}`));
     await page.goBack();
     await page.getByRole('heading', { level: 1, name: housingStep.title }).waitFor();
     await page
