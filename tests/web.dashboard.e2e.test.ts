@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { currentSchoolYear, nextSchoolYear } from '@csp/shared';
+import { currentSchoolYear, nextSchoolYear, requiredProgress } from '@csp/shared';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
 import { signInAll } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
@@ -67,6 +67,32 @@ describe('the dashboard in a real browser', () => {
     expect(principal.errors).toEqual([]);
   });
 
+  it('shows a principal each plan’s required answers and who is on their school’s plan now (live) and who has access', async () => {
+    const { page } = people[0]!;
+    const full = (await principalApi.get(`/api/forms/${planId}`)).body;
+    const bank = (await principalApi.get(`/api/question-bank${full.questionBankVersion ? `?version=${full.questionBankVersion}` : ''}`)).body;
+    const progress = requiredProgress(bank.steps, full.formData);
+    expect(progress.required).toBeGreaterThan(0);
+    const row = page.getByRole('region', { name: `Plans for ${YEAR}`, exact: true }).getByRole('row', { name: new RegExp(`${HARBOR} ${YEAR}`) });
+    await row.getByRole('cell', { name: `${progress.answered} of ${progress.required}`, exact: true }).waitFor();
+
+    const onPlan = page.getByRole('region', { name: `People on the ${HARBOR} ${YEAR} plan` });
+    await onPlan.getByText('Nobody is on the plan right now.').waitFor();
+    // Who has access: the owner and the assistant principal the demo shares it with.
+    expect(full.collaborationInfo.shares.map((share: { name: string }) => share.name)).toContain('Marcus Bell');
+    await onPlan.getByRole('listitem').filter({ hasText: 'Marcus Bell' }).filter({ hasText: 'can edit' }).waitFor();
+    await onPlan.getByRole('listitem').filter({ hasText: 'Elena Rodriguez · owner' }).waitFor();
+
+    // The assistant principal opens a step: the dashboard shows it at once, and the principal is not listed.
+    const assistant = await signInAs(browser, server.url, 'ap.harbor@example.org', `/plans/${planId}/step/2`);
+    await onPlan.getByRole('link', { name: /Marcus Bell · Step 2/ }).waitFor();
+    expect(await onPlan.getByText('Elena Rodriguez (you)').count()).toBe(0);
+    await expectAccessible(page, 'the principal’s dashboard with someone on the plan');
+    await assistant.context.close();
+    await onPlan.getByText('Nobody is on the plan right now.').waitFor();
+    expect(assistant.errors).toEqual([]);
+  });
+
   it('shows a review ping the moment it is sent, and stores that it was read', async () => {
     const { page } = people[0]!;
     const notifications = page.getByRole('region', { name: /Notifications/ });
@@ -74,6 +100,12 @@ describe('the dashboard in a real browser', () => {
     expect((await adminApi.post(`/api/forms/${planId}/comments`, { comment: 'Please check the liaison list.' })).status).toBe(200);
     const ping = notifications.getByRole('listitem').filter({ hasText: `New review comment` });
     await ping.waitFor();
+    // The plan's open comments count follows the same push.
+    await page
+      .getByRole('region', { name: `Plans for ${YEAR}`, exact: true })
+      .getByRole('row', { name: new RegExp(`${HARBOR} ${YEAR}`) })
+      .getByRole('cell', { name: '1', exact: true })
+      .waitFor();
     await notifications.getByText('1 unread').waitFor();
     await ping.getByRole('button', { name: /^Mark read/ }).click();
     await waitFor('the read state stored', async () =>

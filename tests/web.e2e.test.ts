@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
-import { expectAccessible, launchBrowser } from './support/browser.ts';
+import { expectAccessible, launchBrowser, newContext } from './support/browser.ts';
 
 /**
  * The built web app in Debian's Chromium against a real server: the public overview, then sign-in
@@ -20,21 +20,45 @@ afterAll(async () => {
 });
 
 describe('web app in a real browser', () => {
-  it('shows the district overview on the home page without signing in', async () => {
-    const context = await browser.newContext();
+  it('shows the district overview on the home page without signing in: figures, a chart told in words, the yearly path', async () => {
+    const context = await newContext(browser);
     const page = await context.newPage();
     await page.goto(server.url);
-    await page.getByText('Schools served').waitFor();
-    const overview = (await (await fetch(`${server.url}/api/public/overview`)).json()) as { schoolsServed: number; currentYearPlans: number };
-    const figures = await page.locator('.figure').allInnerTexts();
-    expect(figures.join(' ')).toContain(String(overview.schoolsServed));
-    expect(figures.join(' ')).toMatch(/Plans for \d{4}-\d{4}/);
+    const overview = (await (await fetch(`${server.url}/api/public/overview`)).json()) as {
+      currentYear: string;
+      schoolsServed: number;
+      sectionCount: number;
+      currentYearPlans: number;
+      submittedThisYear: number;
+    };
+    await page.getByRole('heading', { name: 'District overview' }).waitFor();
+    const figures = page.locator('dl');
+    await figures.getByText('Schools served').waitFor();
+    const pairs = await figures
+      .locator('div')
+      .evaluateAll((nodes) => nodes.map((node) => [node.querySelector('dt')!.textContent, node.querySelector('dd')!.textContent]));
+    expect(Object.fromEntries(pairs)).toEqual({
+      'Schools served': String(overview.schoolsServed),
+      'Plan sections': String(overview.sectionCount),
+      [`Plans for ${overview.currentYear}`]: String(overview.currentYearPlans),
+      'Submitted this year': String(overview.submittedThisYear),
+    });
+    // The chart is a picture of figures given in words beside it; screen readers get the words.
+    await expect(page.getByRole('figure', { name: /This year's progress/ }).isVisible()).resolves.toBe(true);
+    await expect(
+      page.getByText(`${overview.currentYearPlans} of ${overview.schoolsServed} schools have started their ${overview.currentYear} plan`).isVisible(),
+    ).resolves.toBe(true);
+    await expect(page.getByRole('heading', { name: "This year's path" }).isVisible()).resolves.toBe(true);
+    await expect(page.getByRole('link', { name: 'Sign in' }).first().isVisible()).resolves.toBe(true);
     await expectAccessible(page, 'the home page');
+    await page.setViewportSize({ width: 320, height: 800 });
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(320);
+    await expectAccessible(page, 'the home page at 320 px');
     await context.close();
   });
 
   it('signs a principal in through the identity provider and lists the school’s plans', async () => {
-    const context = await browser.newContext();
+    const context = await newContext(browser);
     const page = await context.newPage();
     await page.goto(server.url);
     await page.getByRole('link', { name: 'Sign in' }).first().click();
@@ -51,7 +75,7 @@ describe('web app in a real browser', () => {
   });
 
   it('brings a refused sign-in back to the login page with a reason a person can act on', async () => {
-    const context = await browser.newContext();
+    const context = await newContext(browser);
     const page = await context.newPage();
     await page.goto(`${server.url}/api/auth/signin?callbackUrl=/plans`);
     await page.locator('input[name="email"]').fill('inactive.harbor@example.org');
@@ -59,6 +83,27 @@ describe('web app in a real browser', () => {
     await page.waitForURL(/\/login\?error=inactive/);
     await expect(page.getByRole('alert').innerText()).resolves.toMatch(/turned off/);
     await expectAccessible(page, 'the login page with a refusal');
+    // Every refusal reason the server gives reads as words a person can act on.
+    const reasons: Record<string, RegExp> = {
+      domain: /district e-mail address/,
+      unknown: /no account for that e-mail address/,
+      inactive: /turned off/,
+      'rate-limited': /Too many sign-in attempts.*Wait a minute/,
+    };
+    // Rate limited for real: a network that started 20 sign-ins this minute is sent back with the reason.
+    const crowded = await newContext(browser, { extraHTTPHeaders: { 'x-forwarded-for': '192.0.2.77' } });
+    for (let i = 0; i < 20; i++) await crowded.request.get(`${server.url}/api/auth/signin?callbackUrl=/plans`, { maxRedirects: 0 });
+    const crowdedPage = await crowded.newPage();
+    await crowdedPage.goto(`${server.url}/api/auth/signin?callbackUrl=/plans`);
+    await crowdedPage.waitForURL(/\/login\?error=rate-limited/);
+    await expect(crowdedPage.getByRole('alert').innerText()).resolves.toMatch(reasons['rate-limited']!);
+    await expectAccessible(crowdedPage, 'the login page, rate limited');
+    await crowded.close();
+    for (const [reason, words] of Object.entries(reasons)) {
+      await page.goto(`${server.url}/login?error=${reason}`);
+      await expect(page.getByRole('alert').innerText(), reason).resolves.toMatch(words);
+      await expect(page.getByRole('link', { name: 'Sign in' }).first().isVisible()).resolves.toBe(true);
+    }
     await context.close();
   });
 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { answerSchema, isStepComplete, sameAnswer, visibleQuestions } from './answers.ts';
+import { answerSchema, isStepComplete, requiredProgress, sameAnswer, unansweredRequired, visibleQuestions } from './answers.ts';
 import type { Step } from './questionBank.ts';
 
 const step: Step = {
@@ -35,6 +35,16 @@ describe('visibility and completion', () => {
     expect(isStepComplete(step, { sth_liaison: 'Ms. Ortiz', sth_has: true })).toBe(false);
     expect(isStepComplete(step, { sth_liaison: 'Ms. Ortiz', sth_has: true, sth_count: '12' })).toBe(true);
     expect(isStepComplete(step, { sth_liaison: 'Ms. Ortiz', sth_has: true, sth_count: '12', sth_transport: true })).toBe(false);
+  });
+
+  it('counts only visible required questions, per step and over a plan', () => {
+    expect(unansweredRequired(step, { sth_has: true }).map((q) => q.id)).toEqual(['sth_liaison', 'sth_count']);
+    const other: Step = { ...step, key: 'other', questions: [{ id: 'o1', number: '8a', title: 'Other', type: 'text', required: true }] };
+    expect(requiredProgress([step, other], {})).toEqual({ required: 3, answered: 0 });
+    expect(requiredProgress([step, other], { temporaryHousing: { data: { sth_liaison: 'Ms. Ortiz', sth_has: true } }, other: { data: { o1: 'x' } } })).toEqual({
+      required: 4,
+      answered: 3,
+    });
   });
 
   it('answer schemas follow the question type', () => {

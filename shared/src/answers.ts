@@ -93,9 +93,29 @@ export function visibleQuestions(step: Step, answers: StepAnswers): Question[] {
   return visible;
 }
 
+/** The visible required questions a person has not answered yet. */
+export function unansweredRequired(step: Step, answers: StepAnswers): Question[] {
+  return visibleQuestions(step, answers).filter((question) => question.required && !isAnswered(question, answers[question.id]));
+}
+
+/** Visible required questions of a whole plan, and how many of them are answered. */
+export function requiredProgress(steps: readonly Step[], answersByStep: Readonly<Record<string, { data: StepAnswers } | undefined>>) {
+  let required = 0;
+  let answered = 0;
+  for (const step of steps) {
+    const answers = answersByStep[step.key]?.data ?? {};
+    for (const question of visibleQuestions(step, answers)) {
+      if (!question.required) continue;
+      required++;
+      if (isAnswered(question, answers[question.id])) answered++;
+    }
+  }
+  return { required, answered };
+}
+
 /** Complete when every visible required question has an answer. */
 export function isStepComplete(step: Step, answers: StepAnswers): boolean {
-  return visibleQuestions(step, answers).every((question) => !question.required || isAnswered(question, answers[question.id]));
+  return unansweredRequired(step, answers).length === 0;
 }
 
 const sameCells = (a: readonly string[], b: readonly string[]) => a.length === b.length && a.every((cell, index) => cell === b[index]);

@@ -3,15 +3,24 @@
  * file, one context per person, sign-in through the development identity provider's form, and
  * axe-core's WCAG 2.1 A/AA check of whatever a page shows.
  */
-import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'vitest';
+import { randomClientAddress } from '../../server/src/testing/httpClient.ts';
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
+}
+
+/**
+ * A new browser profile with a client address of its own (as the load balancer would report it): the
+ * sign-in limit counts per address, and every test person would otherwise share 127.0.0.1.
+ */
+export function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  return browser.newContext({ ...options, extraHTTPHeaders: { 'x-forwarded-for': randomClientAddress(), ...options.extraHTTPHeaders } });
 }
 
 export interface Person {
@@ -29,7 +38,7 @@ export async function signInAs(
   callbackUrl = '/plans',
   viewport = { width: 1280, height: 900 },
 ): Promise<Person> {
-  const context = await browser.newContext({ viewport });
+  const context = await newContext(browser, { viewport });
   const page = await context.newPage();
   const errors: string[] = [];
   page.on('pageerror', (error) => errors.push(error.message));

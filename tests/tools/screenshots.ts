@@ -1,7 +1,7 @@
 /**
  * The README's screenshots: a fresh demo server, the Harbor principal and assistant principal in
  * the same step of the same plan (presence, a shared answer, a lock), the plan overview and a
- * phone-width view. Run with `pnpm --filter @csp/tests run screenshots`; writes docs/screenshots/.
+ * phone-width view, both dashboards and the public home page. Run with `pnpm --filter @csp/tests run screenshots`; writes docs/screenshots/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -10,7 +10,7 @@ import { BUNDLED_BANK } from '@csp/shared/bank';
 import { currentSchoolYear } from '@csp/shared';
 import { startTestServer } from '../../server/src/testing/testServer.ts';
 import { signIn } from '../../server/src/testing/signIn.ts';
-import { launchBrowser, signInAs } from '../support/browser.ts';
+import { launchBrowser, newContext, signInAs } from '../support/browser.ts';
 
 const out = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots');
 fs.mkdirSync(out, { recursive: true });
@@ -58,10 +58,22 @@ try {
   await principal.page.goto(`${server.url}/dashboard`);
   await principal.page.getByRole('heading', { level: 1, name: 'Dashboard' }).waitFor();
   await principal.page
-    .getByRole('link', { name: /Harbor View Academy/ })
+    .getByText(/Marcus Bell · /)
     .first()
     .waitFor();
   await principal.page.screenshot({ path: path.join(out, 'dashboard-principal.png'), fullPage: true });
+
+  const admin = await signInAs(browser, server.url, 'superadmin@example.org', '/dashboard', { width: 1280, height: 860 });
+  await admin.page.getByRole('table', { name: /Plans by status/ }).waitFor();
+  await admin.page.waitForTimeout(500);
+  await admin.page.screenshot({ path: path.join(out, 'dashboard-superadmin.png'), fullPage: true });
+
+  const visitor = await newContext(browser, { viewport: { width: 1280, height: 860 } });
+  const home = await visitor.newPage();
+  await home.goto(server.url);
+  await home.getByRole('figure', { name: /This year's progress/ }).waitFor();
+  await home.waitForTimeout(500);
+  await home.screenshot({ path: path.join(out, 'home.png'), fullPage: true });
 
   const phone = await signInAs(browser, server.url, 'principal.harbor@example.org', stepUrl, { width: 360, height: 780 });
   await phone.page.getByRole('heading', { level: 1 }).waitFor();

@@ -91,6 +91,22 @@ describe('rate limits over HTTP', () => {
     expect((await new HttpClient(server.url, '192.0.2.42').post('/api/auth/signout', {})).status).toBe(200);
   });
 
+  it('auth: starting a sign-in counts too, and the 21st start lands on the login page with the reason', async () => {
+    const client = new HttpClient(server.url, '192.0.2.43');
+    for (let i = 1; i <= 20; i++) {
+      const response = await client.request('GET', '/api/auth/signin?callbackUrl=/plans');
+      expect(response.status, `start ${i}`).toBe(302);
+      expect(new URL(response.headers.get('location')!, server.url).pathname, `start ${i}`).toMatch(/^\/dev-idp\//);
+    }
+    const refused = await client.request('GET', '/api/auth/signin?callbackUrl=/plans');
+    expect(refused.status).toBe(302);
+    expect(refused.headers.get('location')).toBe('/login?error=rate-limited');
+    // The POSTs of that address share the count.
+    expectTooManyResponse(await client.post('/api/auth/signout', {}));
+    const elsewhere = await new HttpClient(server.url, '192.0.2.44').request('GET', '/api/auth/signin?callbackUrl=/plans');
+    expect(new URL(elsewhere.headers.get('location')!, server.url).pathname).toMatch(/^\/dev-idp\//);
+  });
+
   it('users: the 61st GET /api/users within a minute answers 429, per user', async () => {
     const client = admin('users');
     for (let i = 1; i <= 60; i++) {

@@ -186,6 +186,37 @@ describe('realtime gateway', () => {
     expect(withoutLastSeen(await restEditors())).toEqual(withoutLastSeen(gone.editors));
   });
 
+  it('a watching socket hears the plan’s events without being present, and does not keep its user present', async () => {
+    const formId = await createPlan(admin, 'Watch');
+    const dashboard = await socketOf(server, principal, 'principal dashboard');
+    expect(await dashboard.request('plan:join', { formId, watch: true })).toEqual({ ok: true });
+    expect(await (await socketOf(server, teacherRiverside, 'outsider')).request('plan:join', { formId, watch: true })).toMatchObject({ ok: false });
+
+    // Someone else arrives: the watcher hears it, and is not in the list itself.
+    const observer = await socketOf(server, admin, 'admin');
+    expect(await observer.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    const arrived = await dashboard.waitForEvent('presence', (p) => p.formId === formId && !!editorOf(p, SUPERADMIN));
+    expect(arrived.editors.map((editor: EditorView) => editor.email)).toEqual([SUPERADMIN]);
+
+    // The same user on the plan in another tab, then leaving it: presence goes although the watcher stays.
+    const tab = await socketOf(server, principal, 'principal on the plan');
+    let since = dashboard.mark();
+    expect(await tab.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    await dashboard.waitForEvent('presence', (p) => p.formId === formId && !!editorOf(p, PRINCIPAL_HARBOR), { since });
+    since = dashboard.mark();
+    expect(await tab.request('plan:leave', { formId })).toEqual({ ok: true });
+    const left = await dashboard.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, PRINCIPAL_HARBOR), { since });
+    expect(left.editors.map((editor: EditorView) => editor.email)).toEqual([SUPERADMIN]);
+
+    // Leaving stops the events.
+    expect(await dashboard.request('plan:leave', { formId })).toEqual({ ok: true });
+    since = dashboard.mark();
+    expect(await observer.request('presence:step', { formId, stepKey: 'counselingPlan' })).toEqual({ ok: true });
+    await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, SUPERADMIN)?.stepKey === 'counselingPlan');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(dashboard.events.slice(since).filter((event) => event.name === 'presence')).toEqual([]);
+  });
+
   it('presence stays while another socket of the same user is still on the plan', async () => {
     const formId = await createPlan(admin, 'TwoTabs');
     const observer = await socketOf(server, admin, 'admin');

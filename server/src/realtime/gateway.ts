@@ -24,10 +24,14 @@ interface SocketData {
   userId: string;
   /** Plans this socket joined, with the step it is on. */
   plans: Map<string, string | null>;
+  /** Plans whose events this socket follows without being present (a dashboard). */
+  watching: Set<string>;
 }
 
 type Ack = (reply: Record<string, unknown>) => void;
 const planRoom = (formId: string) => `plan:${formId}`;
+/** The sockets present on a plan (a subset of its room, which also holds watchers). */
+const presentRoom = (formId: string) => `present:${formId}`;
 const userRoom = (userId: string) => `user:${userId}`;
 
 export interface RealtimeGateway extends RealtimeEvents {
@@ -87,7 +91,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
       const token = sessionTokenFromCookie(socket.request.headers.cookie, SESSION_COOKIE) ?? (socket.handshake.auth?.token as string | undefined) ?? null;
       const auth = token ? await validateSessionToken(services, token) : null;
       if (!auth) return next(new Error('Unauthorized'));
-      const data: SocketData = { token: token!, sessionId: auth.sessionId, userId: auth.actor.id, plans: new Map() };
+      const data: SocketData = { token: token!, sessionId: auth.sessionId, userId: auth.actor.id, plans: new Map(), watching: new Set() };
       socket.data = data;
       await socket.join(userRoom(auth.actor.id));
       next();
@@ -148,7 +152,12 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
       if (stepKey && !stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion)).includes(stepKey)) {
         return reply({ ok: false, error: 'Unknown step' });
       }
-      await socket.join(planRoom(parsed.data.formId));
+      if (parsed.data.watch) {
+        await socket.join(planRoom(parsed.data.formId));
+        data.watching.add(parsed.data.formId);
+        return reply({ ok: true });
+      }
+      await socket.join([planRoom(parsed.data.formId), presentRoom(parsed.data.formId)]);
       data.plans.set(parsed.data.formId, stepKey);
       const presence = context.access.presence ? await announcePresence(parsed.data.formId, actor, stepKey) : {};
       reply({ ok: true, ...presence });
@@ -180,8 +189,12 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   /** Presence goes only when none of the user's other sockets (on any process) is still on the plan. */
   async function leavePlan(socket: Socket, formId: string) {
     const data = socket.data as SocketData;
-    if (!data.plans.delete(formId)) return;
+    const watched = data.watching.delete(formId);
+    const present = data.plans.delete(formId);
+    if (!watched && !present) return;
     await socket.leave(planRoom(formId));
+    if (!present) return;
+    await socket.leave(presentRoom(formId));
     if (await stillOnPlan(data.userId, formId)) return;
     try {
       const [editor] = (await listPresence(kv, formId)).filter((entry) => entry.userId === data.userId);
@@ -198,11 +211,11 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   /** Whether another socket of the user is on the plan: on any process, or on this one while Redis is down. */
   async function stillOnPlan(userId: string, formId: string): Promise<boolean> {
     const sockets = await io
-      .in(planRoom(formId))
+      .in(presentRoom(formId))
       .fetchSockets()
       .catch((error: unknown) => {
         logger.warn({ err: error, formId }, 'sockets of other processes unknown: Redis unavailable');
-        return io.local.in(planRoom(formId)).fetchSockets();
+        return io.local.in(presentRoom(formId)).fetchSockets();
       });
     return sockets.some((other) => (other.data as SocketData).userId === userId);
   }
@@ -245,14 +258,14 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
         scope.all ||
         scope.userIds?.includes(data.userId) ||
         scope.sessionIds?.includes(data.sessionId) ||
-        (scope.formId !== undefined && data.plans.has(scope.formId));
+        (scope.formId !== undefined && (data.plans.has(scope.formId) || data.watching.has(scope.formId)));
       if (!concerned) continue;
       const auth = await validateSessionToken(services, data.token);
       if (!auth) {
         socket.disconnect(true);
         continue;
       }
-      for (const formId of [...data.plans.keys()]) {
+      for (const formId of new Set([...data.plans.keys(), ...data.watching])) {
         const context = await loadPlan(services, auth.actor, formId).catch(() => null);
         if (!context || !(context.access.read || context.access.presence)) await leavePlan(socket, formId);
       }

@@ -1,3 +1,13 @@
+/**
+ * A client address as a load balancer reports it (the last entry is the one the server trusts),
+ * drawn from the benchmarking range 198.18.0.0/15: per-address limits such as sign-in's see
+ * tens of thousands of people, not a few hundred sharing counters.
+ */
+export function randomClientAddress(): string {
+  const octet = () => Math.floor(Math.random() * 256);
+  return `198.51.100.${1 + Math.floor(Math.random() * 250)}, 198.${18 + (octet() % 2)}.${octet()}.${1 + Math.floor(Math.random() * 254)}`;
+}
+
 /** A small HTTP client with a cookie jar and same-origin headers, like a browser tab. */
 export class HttpClient {
   readonly cookies = new Map<string, string>();
@@ -5,7 +15,7 @@ export class HttpClient {
   /** The client address a load balancer would report; each client has its own, as real users do. */
   readonly forwardedFor: string;
 
-  constructor(baseUrl: string, forwardedFor = `198.51.100.${1 + Math.floor(Math.random() * 250)}, 203.0.113.${1 + Math.floor(Math.random() * 250)}`) {
+  constructor(baseUrl: string, forwardedFor = randomClientAddress()) {
     this.baseUrl = baseUrl;
     this.forwardedFor = forwardedFor;
   }

@@ -6,7 +6,12 @@ import { commentSchema, editorSchema, personSchema } from './forms.ts';
 import { notificationSchema } from './notifications.ts';
 
 /** Payloads clients emit on /realtime (DESIGN.md section 6). */
-export const planJoinSchema = z.object({ formId: z.string().regex(ID_PATTERN), stepKey: z.string().regex(STEP_KEY_PATTERN).nullish() });
+/** `watch: true` follows the plan's events without being present on it (a dashboard). */
+export const planJoinSchema = z.object({
+  formId: z.string().regex(ID_PATTERN),
+  stepKey: z.string().regex(STEP_KEY_PATTERN).nullish(),
+  watch: z.literal(true).optional(),
+});
 export const planLeaveSchema = z.object({ formId: z.string().regex(ID_PATTERN) });
 export const presenceStepSchema = z.object({ formId: z.string().regex(ID_PATTERN), stepKey: z.string().regex(STEP_KEY_PATTERN).nullable() });
 

@@ -6,7 +6,7 @@ import type { OidcClient } from '../../auth/oidcClient.ts';
 import { admitUser } from '../../auth/admitUser.ts';
 import { authOf } from '../../auth/gate.ts';
 import { SESSION_COOKIE, createSession, invalidateSession, setPreviewUser } from '../../auth/sessions.ts';
-import { badRequest, forbidden, notFound, unauthorized } from '../../http/errors.ts';
+import { HttpError, badRequest, forbidden, notFound, unauthorized } from '../../http/errors.ts';
 import { parse } from '../../http/validate.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { recordAudit } from '../../domain/audit/recordAudit.ts';
@@ -29,8 +29,16 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
 
   const toLogin = (ctx: Context, reason: string) => ctx.redirect(`/login?error=${encodeURIComponent(reason)}`);
 
+  // Starting a sign-in counts against the auth limit (the sign-in POST of the original flow); a
+  // person who hits it lands on the login page with the reason instead of a JSON 429.
   router.get('/signin', async (ctx) => {
     const { callbackUrl } = parse(signInQuerySchema, ctx.query);
+    try {
+      await rateLimits.consume('auth', ctx.ip);
+    } catch (error) {
+      if (error instanceof HttpError && error.status === 429) return toLogin(ctx, 'rate-limited');
+      throw error;
+    }
     const request = await oidc.startSignIn();
     const state = { state: request.state, nonce: request.nonce, codeVerifier: request.codeVerifier, callbackUrl };
     ctx.cookies.set(SIGN_IN_COOKIE, Buffer.from(JSON.stringify(state)).toString('base64url'), {

@@ -14,6 +14,8 @@ class RealtimeConnection {
   private socket: Socket | null = null;
   /** Plans this tab has joined, with the step it is on: joined again after a reconnect. */
   private readonly joined = new Map<string, string | null>();
+  /** Plans whose events this tab follows without being present (a dashboard). */
+  private readonly watched = new Set<string>();
 
   private connect(): Socket {
     if (this.socket) return this.socket;
@@ -21,6 +23,7 @@ class RealtimeConnection {
     socket.on('connect', () => {
       this.state = 'connected';
       for (const [formId, stepKey] of this.joined) void this.emitJoin(formId, stepKey);
+      for (const formId of this.watched) if (!this.joined.has(formId)) void this.emitJoin(formId, null, true);
     });
     socket.on('disconnect', () => (this.state = navigator.onLine ? 'connecting' : 'offline'));
     socket.on('connect_error', () => (this.state = navigator.onLine ? 'connecting' : 'offline'));
@@ -53,16 +56,32 @@ class RealtimeConnection {
     if (this.socket?.connected) this.socket.emit('presence:step', { formId, stepKey });
   }
 
+  /** Leaves a plan (`plan:leave` ends both presence and watching; a watch that remains is renewed). */
   leave(formId: string): void {
     if (!this.joined.delete(formId)) return;
+    if (!this.socket?.connected) return;
+    this.socket.emit('plan:leave', { formId });
+    if (this.watched.has(formId)) void this.emitJoin(formId, null, true);
+  }
+
+  /** Follows a plan's events (presence, statuses...) without appearing on it. */
+  async watch(formId: string): Promise<{ ok: boolean; error?: string }> {
+    this.watched.add(formId);
+    this.connect();
+    return this.joined.has(formId) ? { ok: true } : this.emitJoin(formId, null, true);
+  }
+
+  unwatch(formId: string): void {
+    if (!this.watched.delete(formId) || this.joined.has(formId)) return;
     if (this.socket?.connected) this.socket.emit('plan:leave', { formId });
   }
 
-  private async emitJoin(formId: string, stepKey: string | null): Promise<{ ok: boolean; error?: string }> {
+  private async emitJoin(formId: string, stepKey: string | null, watch = false): Promise<{ ok: boolean; error?: string }> {
     const socket = this.socket;
     if (!socket?.connected) return { ok: false, error: 'Not connected' };
     try {
-      const ack = joinAckSchema.safeParse(await socket.timeout(10_000).emitWithAck('plan:join', { formId, stepKey }));
+      const payload = watch ? { formId, watch: true } : { formId, stepKey };
+      const ack = joinAckSchema.safeParse(await socket.timeout(10_000).emitWithAck('plan:join', payload));
       return ack.success ? ack.data : { ok: false, error: 'Unexpected answer' };
     } catch {
       return { ok: false, error: 'No answer from the server' };

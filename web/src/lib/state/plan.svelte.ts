@@ -1,4 +1,4 @@
-import { isAnswered, visibleQuestions, type NeedsUpdateFlag, type PlanStatus, type Question, type Step, type StepAnswers } from '@csp/shared';
+import { requiredProgress, unansweredRequired, type NeedsUpdateFlag, type PlanStatus, type Question, type Step, type StepAnswers } from '@csp/shared';
 import type { Comment, FullPlan, StepLock, StepResponse } from '@csp/shared/api/forms';
 import type { Deadline } from '@csp/shared';
 import { commentEventSchema, flagEventSchema, lockEventSchema, statusEventSchema, stepSavedEventSchema } from '@csp/shared/api/realtime';
@@ -98,6 +98,13 @@ export class PlanState {
     this.locks = Object.fromEntries(locks.map((lock) => [lock.stepKey, lock]));
   }
 
+  /** Follows the plan's events from outside it (a dashboard): presence, statuses, saves, without appearing on it. */
+  async watch(): Promise<void> {
+    await realtime.watch(this.plan._id);
+    if (!this.plan.userPermission.canSeePresence) return;
+    await this.presence.read(() => api.editors(this.plan._id).then((response) => response.editors)).catch(() => {});
+  }
+
   get id(): string {
     return this.plan._id;
   }
@@ -128,9 +135,7 @@ export class PlanState {
         canRead: permission.canRead && (permission.readSections === null || permission.readSections.includes(step.key)),
         canEdit: permission.canEdit && (permission.sections === null || permission.sections.includes(step.key)),
         flags: this.plan.needsUpdate.filter((flag) => flag.stepKey === step.key),
-        unanswered: stored
-          ? visibleQuestions(step, stored.data).filter((question) => question.required && !isAnswered(question, stored.data[question.id] ?? undefined))
-          : [],
+        unanswered: stored ? unansweredRequired(step, stored.data) : [],
         lockedByOther: lock && lock.lockedBy.userId !== this.me ? lock : null,
         dueDate: this.deadlines.find((deadline) => deadline.stepKey === step.key)?.dueDate ?? null,
       };
@@ -139,6 +144,9 @@ export class PlanState {
 
   readonly completedCount = $derived(this.views.filter((view) => view.completed).length);
   readonly unansweredCount = $derived(this.views.reduce((sum, view) => sum + view.unanswered.length, 0));
+  /** Visible required questions of the whole plan and how many are answered (a dashboard's progress). */
+  readonly progress = $derived(requiredProgress(this.steps, this.stored));
+  readonly openComments = $derived(this.comments.filter((comment) => comment.status === 'open').length);
 
   view(stepNumber: number): PlanStepView | undefined {
     return this.views[stepNumber - 1];
@@ -198,5 +206,6 @@ export class PlanState {
     this.presence.destroy();
     this.#collab?.destroy();
     realtime.leave(this.plan._id);
+    realtime.unwatch(this.plan._id);
   }
 }

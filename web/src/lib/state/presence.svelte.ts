@@ -23,13 +23,24 @@ export function initialsOf(name: string): string {
  */
 export class PresenceState {
   editors = $state<Editor[]>([]);
+  /** Presence events received so far: a list read over REST must not overwrite a newer event. */
+  private received = 0;
   private readonly stop: () => void;
 
   constructor(formId: string, initial: Editor[] = []) {
     this.editors = initial;
     this.stop = realtime.on('presence', presenceEventSchema, (event) => {
-      if (event.formId === formId) this.editors = event.editors;
+      if (event.formId !== formId) return;
+      this.received++;
+      this.editors = event.editors;
     });
+  }
+
+  /** Seeds the list from the REST presence route, unless an event overtook the read. */
+  async read(list: () => Promise<Editor[]>): Promise<void> {
+    const before = this.received;
+    const editors = await list();
+    if (this.received === before) this.editors = editors;
   }
 
   on(stepKey: string): Editor[] {
