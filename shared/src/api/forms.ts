@@ -13,10 +13,20 @@ export type MergeStrategy = (typeof MERGE_STRATEGIES)[number];
 const stepKeySchema = z.string().regex(STEP_KEY_PATTERN, 'must be a step key');
 const questionIdSchema = z.string().regex(QUESTION_ID_PATTERN, 'must be a question id');
 
+/** Columns the plan list sorts by (the admin table's sortable columns). */
+export const PLAN_SORTS = ['school', 'principal', 'status', 'progress', 'flags', 'updated'] as const;
+export type PlanSort = (typeof PLAN_SORTS)[number];
+
 export const listFormsQuerySchema = pagingSchema.extend({
   schoolYear: schoolYearSchema.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(200),
+  status: z.enum(PLAN_STATUSES).optional(),
+  /** Part of the school's name or the principal's e-mail, any case. */
+  q: z.string().trim().min(1).max(200).optional(),
+  sort: z.enum(PLAN_SORTS).optional(),
+  order: z.enum(['asc', 'desc']).default('asc'),
 });
+export type ListFormsQuery = z.input<typeof listFormsQuerySchema>;
 
 export const createFormSchema = z.strictObject({
   schoolName: schoolNameSchema,

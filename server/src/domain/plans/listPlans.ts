@@ -1,7 +1,10 @@
-import { and, desc, eq, exists, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, exists, ilike, or, sql, type SQL } from 'drizzle-orm';
+import type { PlanStatus } from '@csp/shared';
+import type { PlanSort } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { planShares, planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
+import { containsPattern } from '../../storage/likePattern.ts';
 import type { PlanRow } from './loadPlan.ts';
 
 export interface PlanListing {
@@ -16,7 +19,15 @@ export interface PlanListing {
 export async function listPlans(
   { storage }: Services,
   actor: UserRow,
-  query: { schoolYear?: string | undefined; page: number; limit: number },
+  query: {
+    schoolYear?: string | undefined;
+    page: number;
+    limit: number;
+    status?: PlanStatus | undefined;
+    q?: string | undefined;
+    sort?: PlanSort | undefined;
+    order?: 'asc' | 'desc';
+  },
 ): Promise<PlanListing> {
   const sharedWithActor = exists(
     storage.db
@@ -35,18 +46,34 @@ export async function listPlans(
   if (actor.level === 4) filters.push(or(eq(plans.schoolName, actor.schoolName), ...personal)!);
   else if (actor.level < 4) filters.push(or(...personal)!);
   if (query.schoolYear) filters.push(eq(plans.schoolYear, query.schoolYear));
+  if (query.status) filters.push(eq(plans.status, query.status));
+  if (query.q) {
+    const pattern = containsPattern(query.q);
+    filters.push(or(ilike(plans.schoolName, pattern), ilike(plans.principalEmail, pattern))!);
+  }
   const where = filters.length ? and(...filters) : undefined;
 
   const completed = sql<
     string[]
   >`coalesce((select array_agg(${planSteps.stepKey}) from ${planSteps} where ${planSteps.formId} = ${plans.id} and ${planSteps.completed}), '{}')`;
+  const sortColumns: Record<PlanSort, SQL> = {
+    school: sql`${plans.schoolName}`,
+    principal: sql`coalesce(${plans.principalEmail}, '')`,
+    status: sql`${plans.status}`,
+    progress: sql`(select count(*) from ${planSteps} where ${planSteps.formId} = ${plans.id} and ${planSteps.completed})`,
+    flags: sql`jsonb_array_length(${plans.needsUpdate})`,
+    updated: sql`${plans.updatedAt}`,
+  };
+  const direction = query.order === 'desc' ? desc : asc;
+  // The id last: pages never overlap or skip rows when sort values tie.
+  const order = query.sort ? [direction(sortColumns[query.sort]), asc(plans.schoolName), asc(plans.id)] : [desc(plans.schoolYear), asc(plans.schoolName), asc(plans.id)];
   const [rows, [count]] = await Promise.all([
     storage.db
       .select({ plan: plans, completedStepKeys: completed, archived: schoolYearSettings.archived })
       .from(plans)
       .leftJoin(schoolYearSettings, eq(schoolYearSettings.schoolYear, plans.schoolYear))
       .where(where)
-      .orderBy(desc(plans.schoolYear), plans.schoolName)
+      .orderBy(...order)
       .limit(query.limit)
       .offset((query.page - 1) * query.limit),
     storage.db
