@@ -18,3 +18,7 @@ export const rolloverSchema = z.strictObject({ sourceYear: schoolYearSchema, tar
 export const rolloverQuerySchema = z.object({ sourceYear: schoolYearSchema, targetYear: schoolYearSchema });
 
 export const liveSchema = z.strictObject({ formId: idSchema, live: z.boolean() });
+
+/** POST /api/admin/forms/live */
+export const liveResponseSchema = z.object({ success: z.literal(true), formId: z.string(), allowEditsWhenArchived: z.boolean() });
+export type LiveResponse = z.infer<typeof liveResponseSchema>;

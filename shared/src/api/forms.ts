@@ -26,7 +26,8 @@ export const listFormsQuerySchema = pagingSchema.extend({
   sort: z.enum(PLAN_SORTS).optional(),
   order: z.enum(['asc', 'desc']).default('asc'),
 });
-export type ListFormsQuery = z.input<typeof listFormsQuerySchema>;
+/** What a client may send: every field optional (the server fills the defaults). */
+export type ListFormsQuery = Partial<z.output<typeof listFormsQuerySchema>>;
 
 export const createFormSchema = z.strictObject({
   schoolName: schoolNameSchema,
@@ -236,6 +237,26 @@ export const conflictErrorSchema = z.looseObject({
 
 export const planUpdateResponseSchema = z.object({ success: z.literal(true), status: z.enum(PLAN_STATUSES).optional(), form: planSummarySchema });
 export type PlanUpdateResponse = z.infer<typeof planUpdateResponseSchema>;
+/** POST /api/forms/transfer-ownership */
+export const transferResponseSchema = z.object({
+  success: z.literal(true),
+  formId: z.string(),
+  userId: z.string().nullable(),
+  principalEmail: z.string().nullable(),
+  transferHistory: z.array(transferRecordSchema),
+});
+export type TransferResponse = z.infer<typeof transferResponseSchema>;
+
+/** GET /api/forms/transfer-ownership: principals who can receive a plan. */
+export const transferCandidatesSchema = z.object({
+  principals: z.array(z.object({ _id: z.string(), name: z.string(), email: z.string(), schoolName: z.string() })),
+});
+export type TransferCandidates = z.infer<typeof transferCandidatesSchema>;
+
+/** POST /api/forms/:id/share (e-mail shares) */
+export const emailShareResponseSchema = z.object({ success: z.literal(true), sharedWithEmails: z.array(z.string()) });
+export type EmailShareResponse = z.infer<typeof emailShareResponseSchema>;
+
 export const attestResponseSchema = z.object({ success: z.literal(true), attestation: attestationSchema });
 export type AttestResponse = z.infer<typeof attestResponseSchema>;
 export const reviewFlagResponseSchema = z.object({ success: z.literal(true), needsUpdate: z.array(needsUpdateFlagSchema) });

@@ -10,7 +10,7 @@ import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
 import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
 import { setLiveOverride } from '../../domain/sharing/setLiveOverride.ts';
-import { liveSchema, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from '@csp/shared/api/admin';
+import { liveSchema, type LiveResponse, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from '@csp/shared/api/admin';
 import { rolloverDistrict, rolloverProgressKey } from '../../domain/plans/rolloverDistrict.ts';
 
 export function adminRoutes(services: Services): Router {
@@ -51,7 +51,7 @@ export function adminRoutes(services: Services): Router {
     const { formId, live } = parse(liveSchema, ctx.request.body);
     const context = await loadPlan(services, auth.actor, formId);
     await setLiveOverride(services, { auth, ip: ctx.ip }, context, live);
-    ctx.body = { success: true, formId, allowEditsWhenArchived: live };
+    ctx.body = { success: true, formId, allowEditsWhenArchived: live } satisfies LiveResponse;
   });
 
   router.post('/forms/rollover', async (ctx) => {

@@ -42,10 +42,19 @@ beforeAll(async () => {
     const created = await admin.post('/api/forms', { schoolName: school.name, schoolYear: YEAR, initialOwnerEmail: school.owner });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     ids[school.name] = created.body.formId;
-    const flags = Array.from({ length: school.flags }, (_, index) => ({ questionId: `q${index}`, stepKey: 'attendancePlan', reason: 'new' as const, label: 'New' }));
+    const flags = Array.from({ length: school.flags }, (_, index) => ({
+      questionId: `q${index}`,
+      stepKey: 'attendancePlan',
+      reason: 'new' as const,
+      label: 'New',
+    }));
     await db.update(plans).set({ status: school.status, needsUpdate: flags }).where(eq(plans.id, created.body.formId));
     const keys = BUNDLED_BANK.steps.slice(0, school.completed).map((step) => step.key);
-    if (keys.length) await db.update(planSteps).set({ completed: true }).where(and(eq(planSteps.formId, created.body.formId), inArray(planSteps.stepKey, keys)));
+    if (keys.length)
+      await db
+        .update(planSteps)
+        .set({ completed: true })
+        .where(and(eq(planSteps.formId, created.body.formId), inArray(planSteps.stepKey, keys)));
   }
 });
 afterAll(async () => {

@@ -34,6 +34,9 @@ import {
   type PlanList,
   type PlanUpdateResponse,
   type ReviewFlagResponse,
+  type EmailShareResponse,
+  type TransferCandidates,
+  type TransferResponse,
 } from '@csp/shared/api/forms';
 
 const callerOf = (ctx: Context): Caller => ({ auth: authOf(ctx), ip: ctx.ip });
@@ -66,7 +69,7 @@ export function formsRoutes(services: Services): Router {
   // Static paths before /:id.
   router.get('/transfer-ownership', async (ctx) => {
     if (authOf(ctx).actor.level !== 5) throw forbidden();
-    ctx.body = { principals: await transferCandidates(services) };
+    ctx.body = { principals: await transferCandidates(services) } satisfies TransferCandidates;
   });
 
   router.post('/transfer-ownership', async (ctx) => {
@@ -75,7 +78,13 @@ export function formsRoutes(services: Services): Router {
     const { formId, newOwnerEmail } = parse(transferSchema, ctx.request.body);
     const context = await loadPlan(services, caller.auth.actor, formId);
     const plan = await transferOwnership(services, caller, context, newOwnerEmail);
-    ctx.body = { success: true, formId, userId: plan.userId, principalEmail: plan.principalEmail, transferHistory: plan.transferHistory };
+    ctx.body = {
+      success: true,
+      formId,
+      userId: plan.userId,
+      principalEmail: plan.principalEmail,
+      transferHistory: plan.transferHistory,
+    } satisfies TransferResponse;
   });
 
   router.get('/:id', async (ctx) => {
@@ -146,7 +155,7 @@ export function formsRoutes(services: Services): Router {
     if (caller.auth.actor.level !== 5) throw forbidden();
     const context = await planFor(ctx);
     const { sharedWithEmails } = parse(emailShareSchema, ctx.request.body);
-    ctx.body = { success: true, sharedWithEmails: await setEmailShares(services, caller, context, sharedWithEmails) };
+    ctx.body = { success: true, sharedWithEmails: await setEmailShares(services, caller, context, sharedWithEmails) } satisfies EmailShareResponse;
   });
 
   return router;

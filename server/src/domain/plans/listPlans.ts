@@ -66,7 +66,9 @@ export async function listPlans(
   };
   const direction = query.order === 'desc' ? desc : asc;
   // The id last: pages never overlap or skip rows when sort values tie.
-  const order = query.sort ? [direction(sortColumns[query.sort]), asc(plans.schoolName), asc(plans.id)] : [desc(plans.schoolYear), asc(plans.schoolName), asc(plans.id)];
+  const order = query.sort
+    ? [direction(sortColumns[query.sort]), asc(plans.schoolName), asc(plans.id)]
+    : [desc(plans.schoolYear), asc(plans.schoolName), asc(plans.id)];
   const [rows, [count]] = await Promise.all([
     storage.db
       .select({ plan: plans, completedStepKeys: completed, archived: schoolYearSettings.archived })

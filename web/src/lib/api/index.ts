@@ -15,6 +15,7 @@ import {
   planUpdateResponseSchema,
   reviewFlagResponseSchema,
   stepResponseSchema,
+  transferCandidatesSchema,
   type MergeStrategy,
 } from '@csp/shared/api/forms';
 import { notificationListSchema, notificationSchema } from '@csp/shared/api/notifications';
@@ -94,14 +95,7 @@ export const api = {
     }),
   duplicate: (id: string, schoolYear: string) => request('POST', `${plan(id)}/duplicate`, duplicateResponseSchema, { schoolYear }),
   demoUsers: (signal?: AbortSignal) => request('GET', `/api/users${query({ q: 'demo', limit: 200 })}`, userListSchema, undefined, signal),
-  principals: (signal?: AbortSignal) =>
-    request(
-      'GET',
-      '/api/forms/transfer-ownership',
-      z.object({ principals: z.array(z.object({ _id: z.string(), name: z.string(), email: z.string(), schoolName: z.string() })) }),
-      undefined,
-      signal,
-    ),
+  principals: (signal?: AbortSignal) => request('GET', '/api/forms/transfer-ownership', transferCandidatesSchema, undefined, signal),
   startPreview: (userId: string) => request('POST', '/api/auth/preview', successSchema.loose(), { userId }),
 
   exportUrl: (id: string, kind: 'pdf' | 'docx') => `${plan(id)}/export/${kind}`,
