@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
@@ -6,6 +7,14 @@ describe('configuration', () => {
     const config = loadConfig({});
     expect(config).toMatchObject({ port: 3000, env: 'development', allowedEmailDomain: 'example.org', seed: 'demo', databaseUrl: undefined });
     expect(config.appUrl).toBe('http://localhost:3000');
+  });
+
+  it('puts a relative DATA_DIR in the repository, whichever folder the process started in', () => {
+    const repository = path.resolve(import.meta.dirname, '../..');
+    expect(loadConfig({}).dataDir).toBe(path.join(repository, '.data'));
+    expect(loadConfig({ DATA_DIR: 'elsewhere/db' }).dataDir).toBe(path.join(repository, 'elsewhere', 'db'));
+    expect(loadConfig({ DATA_DIR: '/var/lib/csp' }).dataDir).toBe('/var/lib/csp');
+    expect(loadConfig({ DATA_DIR: 'memory://' }).dataDir).toBe('memory://');
   });
 
   it('names every bad variable', () => {

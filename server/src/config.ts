@@ -1,6 +1,8 @@
 import path from 'node:path';
 import { z } from 'zod';
 
+const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '../..');
+
 const optionalUrl = z
   .string()
   .optional()
@@ -75,7 +77,8 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     host: env.HOST,
     appUrl,
     databaseUrl: env.DATABASE_URL,
-    dataDir: env.DATA_DIR.startsWith('memory://') ? env.DATA_DIR : path.resolve(env.DATA_DIR),
+    // A relative folder is the repository's, whichever workspace folder the process was started in.
+    dataDir: env.DATA_DIR.startsWith('memory://') ? env.DATA_DIR : path.resolve(REPOSITORY_ROOT, env.DATA_DIR),
     redisUrl: env.REDIS_URL,
     redisPrefix: env.REDIS_PREFIX,
     sessionSecret: env.SESSION_SECRET ?? 'development-session-secret-not-for-production',

@@ -33,6 +33,7 @@ async function shutdown(signal: string) {
   const forced = setTimeout(() => process.exit(1), 10_000);
   forced.unref();
   await running.stop();
+  logger.info('stopped cleanly');
   process.exit(0);
 }
 process.on('SIGTERM', () => void shutdown('SIGTERM'));

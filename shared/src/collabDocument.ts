@@ -2,7 +2,7 @@ import * as Y from 'yjs';
 import type { Answer, Step, StepAnswers, TableAnswer } from './questionBank.ts';
 
 /**
- * The wire contract of a step's collaborative document (DESIGN.md section 6): a root Y.Map
+ * The wire contract of a step's collaborative document (docs/collaboration.md): a root Y.Map
  * `answers` keyed by question id (text and textarea as Y.Text so concurrent typing merges by
  * character; tables as a Y.Map { headers: Y.Array<string>, rows: Y.Array<Y.Map<cell>> } so rows
  * can be added, edited and removed concurrently; yes/no, checkbox and select as plain values) and
@@ -37,10 +37,6 @@ export function readAnswers(doc: Y.Doc): StepAnswers {
     else answers[questionId] = value as Answer;
   });
   return answers;
-}
-
-export function readCompleted(doc: Y.Doc): boolean {
-  return doc.getMap(META_MAP).get('completed') === true;
 }
 
 /** Replaces only the changed middle of a text, so concurrent edits elsewhere in it survive. */

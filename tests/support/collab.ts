@@ -1,8 +1,8 @@
 /**
  * Live co-editing clients for tests: a real @hocuspocus/provider (Node's WebSocket) on one plan
- * step's document, authenticated with a session token. Unlike server/src/testing/collabClient.ts,
- * a client can drop its connection and come back (to the same or another server process) with
- * the SAME Y.Doc, so edits made while disconnected merge on reconnect, as a browser tab's do.
+ * step's document, authenticated with a session token. A client can drop its connection and come
+ * back (to the same or another server process) with the SAME Y.Doc, so edits made while
+ * disconnected merge on reconnect, as a browser tab's do.
  */
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import * as Y from 'yjs';

@@ -1,5 +1,5 @@
 /**
- * Live co-editing on /collab (DESIGN.md section 6), proven with real @hocuspocus/provider clients
+ * Live co-editing on /collab (docs/collaboration.md), proven with real @hocuspocus/provider clients
  * against a real in-process server (embedded PGlite by default; DATABASE_URL/REDIS_URL when set):
  * convergence of concurrent text and table edits, autosaves storing the converged document, REST
  * saves of non-live users reaching the live document, refusals before the document loads,

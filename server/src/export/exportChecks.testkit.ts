@@ -4,7 +4,7 @@
  * package libreoffice-writer-nogui) to show a DOCX opens. A missing tool fails the test with the
  * package to install; nothing is skipped.
  */
-import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -125,15 +125,6 @@ export async function libreOfficeToPdf(docx: Buffer): Promise<Buffer> {
     return readFileSync(pdf);
   } finally {
     rmSync(dir, { recursive: true, force: true });
-  }
-}
-
-/** The poppler version, for failure messages. */
-export function popplerVersion(): string {
-  try {
-    return execFileSync('pdftotext', ['-v'], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
-  } catch (error) {
-    return String((error as { stderr?: string }).stderr ?? error).split('\n')[0] ?? '';
   }
 }
 

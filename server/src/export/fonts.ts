@@ -143,11 +143,3 @@ export function covers(script: Script, codePoint: number): boolean {
   }
   return has;
 }
-
-/** Loads every face now (a server may call this at start so the first export is not the slow one). */
-export function preloadFaces(): void {
-  for (const script of Object.keys(FACES) as Script[]) {
-    face(script, false);
-    face(script, true);
-  }
-}

@@ -21,7 +21,7 @@ export interface PlanAccess {
 }
 
 /**
- * The one place that answers "may this user do this to this plan?" (DESIGN.md section 5).
+ * The one place that answers "may this user do this to this plan?" (docs/access-rules.md).
  * `share` is the actor's row in plan_shares for this plan, if any.
  */
 export function planAccess(actor: Actor, plan: Plan, share: Share): PlanAccess {

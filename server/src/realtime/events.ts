@@ -11,7 +11,7 @@ export interface AccessScope {
 }
 
 /**
- * What the rest of the server tells connected clients (DESIGN.md section 6). Emits cross
+ * What the rest of the server tells connected clients (docs/collaboration.md). Emits cross
  * server processes through the Socket.IO Redis adapter when Redis is configured.
  */
 export interface RealtimeEvents {

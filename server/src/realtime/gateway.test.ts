@@ -1,5 +1,5 @@
 /**
- * The Socket.IO gateway on /realtime (DESIGN.md section 6), with real socket.io-client sockets
+ * The Socket.IO gateway on /realtime (docs/collaboration.md), with real socket.io-client sockets
  * carrying the session cookie: handshake checks, plan rooms joined only with access, presence,
  * lock, comment, status, flag and step:saved events to the plan's room, notifications to the
  * user's room, lock expiry, and the REST presence routes showing the same state.

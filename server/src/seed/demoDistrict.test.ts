@@ -25,7 +25,7 @@ beforeAll(async () => {
 afterAll(() => storage?.close());
 
 describe('demo district', () => {
-  it('has exactly the users DESIGN.md lists', async () => {
+  it('has exactly the users the README lists', async () => {
     const rows = await storage.db.select().from(users).orderBy(asc(users.email));
     const summary = rows.map((u) => [u.email, u.level, u.schoolName, u.isActive, u.isDemo]);
     expect(summary).toEqual([

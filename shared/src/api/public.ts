@@ -10,7 +10,7 @@ export const clientErrorSchema = z.object({
   userAgent: clip(500).optional(),
 });
 
-/** GET /api/public/overview (DESIGN.md section 4). */
+/** GET /api/public/overview (docs/decisions.md). */
 export const publicOverviewSchema = z.object({
   currentYear: z.string(),
   previousYear: z.string(),

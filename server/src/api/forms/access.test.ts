@@ -11,7 +11,7 @@
  * plan of their own, inserted straight into the database with the same shares (in a school year of
  * its own, since a school has one plan per year), so no row depends on another.
  *
- * The expected statuses follow DESIGN.md section 5 and the specification's role table:
+ * The expected statuses follow docs/access-rules.md:
  *   read      owner; level 4 of the school or the principalEmail; level 2 of the school; users it is
  *             assigned or shared with; level 5.
  *   edit      owner; principal; level 5; `edit` shares (only their sections); sharedWithEmails.

@@ -413,7 +413,7 @@ describe('POST /api/forms/:id/duplicate', () => {
       lastUpdated: seenLastUpdated,
       mergeStrategy: 'reject',
     });
-    // The fill changed the step, so its revision must have moved on (DESIGN.md section 4, merge strategies).
+    // The fill changed the step, so its revision must have moved on (docs/decisions.md, merge strategies).
     expect.soft(filled.revisionCount, 'revision after the fill').toBeGreaterThan(seenRevision);
     expect.soft(stale.status, 'stale reject-save').toBe(409);
     expect((await stepsOf(existingId)).get('attendancePlan')!.data.att_barriers).toEqual(sourceBarriers);

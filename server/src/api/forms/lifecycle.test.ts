@@ -1,5 +1,5 @@
 /**
- * A plan's life, over HTTP against a real server: the status machine of DESIGN.md section 4, the
+ * A plan's life, over HTTP against a real server: the status machine of docs/decisions.md, the
  * attestation a copied plan needs before submit, archived years and the live override, creation
  * rules (archived year, one plan per school and year, initialOwnerEmail), review notifications and
  * their stored read state, audit records of plan mutations, ownership transfer and deletion.

@@ -228,8 +228,8 @@ describe.each(['revisionCount', 'lastUpdated'] as const)('merge strategies with 
   });
 
   it('merge: a field last changed BEFORE the client loaded is not a conflict', async () => {
-    // Y was answered before A loaded; only X moved under A. DESIGN.md: "sent fields the server did
-    // not change since the client's lastUpdated/revisionCount are written".
+    // Y was answered before A loaded; only X moved under A. Under `merge` only answers changed after
+    // the client's base are conflicts (docs/decisions.md, merge strategies).
     const { formId, a, loadedByA } = await staleScenario(true);
     const response = await a.put(
       stepPath(formId, STEP),

@@ -8,7 +8,7 @@ import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
 import { presentNotification } from '../../presenters/comment.ts';
 import { requireWritable, type PlanContext, type PlanRow } from './loadPlan.ts';
 
-/** Who moves a plan from one status to another (DESIGN.md section 4). */
+/** Who moves a plan from one status to another (docs/decisions.md). */
 const TRANSITIONS: Record<'submit' | 'review', Partial<Record<PlanStatus, PlanStatus[]>>> = {
   submit: { draft: ['submitted'], rejected: ['submitted'] },
   review: { submitted: ['under_review'], under_review: ['approved', 'rejected'] },
