@@ -44,7 +44,17 @@ export type AuditActor = z.infer<typeof auditActorSchema>;
 export const auditActorListSchema = z.object({ actors: z.array(auditActorSchema) });
 
 /** The columns of the audit-log CSV export, in order. */
-export const AUDIT_CSV_COLUMNS = ['Time (UTC)', 'Actor e-mail', 'Actor id', 'Action', 'Target type', 'Target id', 'Details', 'Client address', 'Record id'] as const;
+export const AUDIT_CSV_COLUMNS = [
+  'Time (UTC)',
+  'Actor e-mail',
+  'Actor id',
+  'Action',
+  'Target type',
+  'Target id',
+  'Details',
+  'Client address',
+  'Record id',
+] as const;
 
 /** What the records are about: the target types the server writes. */
 export const AUDIT_TARGET_TYPES = ['plan', 'user', 'questionBank', 'schoolYear'] as const;

@@ -30,7 +30,9 @@ export async function* auditLogCsv(db: Database, filter: AuditFilter, batchRows 
   const where = auditFilters(filter);
   let cursor: { at: string; id: string } | null = null;
   for (;;) {
-    const after: ReturnType<typeof sql> | undefined = cursor ? sql`(${auditLogs.createdAt}, ${auditLogs.id}) < (${cursor.at}::timestamptz, ${cursor.id})` : undefined;
+    const after: ReturnType<typeof sql> | undefined = cursor
+      ? sql`(${auditLogs.createdAt}, ${auditLogs.id}) < (${cursor.at}::timestamptz, ${cursor.id})`
+      : undefined;
     const rows = await db
       .select({ record: auditLogs, at: sql<string>`${auditLogs.createdAt}::text` })
       .from(auditLogs)
