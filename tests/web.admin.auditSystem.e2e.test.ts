@@ -12,6 +12,7 @@ import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
 import { openLiveClient, sessionToken, type LiveClient } from './support/collab.ts';
 import { HARBOR, planIdOf } from './support/plans.ts';
 import { waitFor } from './support/wait.ts';
+import { startOwnRedis, type OwnRedis } from '../server/src/testing/ownRedis.ts';
 
 /**
  * The Audit log and System admin pages in real Chromium: a Super Admin finds a question-bank
@@ -114,6 +115,10 @@ beforeAll(async () => {
   expect(published.status, JSON.stringify(published.body)).toBe(200);
   publishedVersion = published.body.version;
   expect(typeof publishedVersion).toBe('number');
+  // Something the principal did: the school's plan assigned to someone.
+  const planId = await planIdOf(principalApi, HARBOR);
+  const assigned = await principalApi.put(`/api/forms/${planId}`, { action: 'update', assignedTo: 'coordinator@example.org' });
+  expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
 });
 afterAll(async () => {
   for (const socket of sockets) socket.close();
@@ -156,6 +161,30 @@ describe('the Audit log page', () => {
     expect(await page.getByRole('combobox', { name: 'Action' }).inputValue()).toBe('questionBank.publish');
     await expectAccessible(page, 'the audit log filtered to the publish');
     expect(admin.errors).toEqual([]);
+  });
+
+  it('finds what one person did by their e-mail, and says when nobody with that e-mail acted', async () => {
+    const { page } = people[0]!;
+    await page.goto(`${server.url}/admin/audit-log`);
+    const actor = page.getByRole('combobox', { name: 'Actor e-mail' });
+    await actor.fill('nobody.here@example.org');
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.getByText('Nobody with the e-mail nobody.here@example.org appears in the audit log.', { exact: false }).waitFor();
+    expect(await actor.getAttribute('aria-invalid')).toBe('true');
+
+    await actor.fill(PRINCIPAL);
+    await page.getByRole('button', { name: 'Apply filters' }).click();
+    await page.waitForURL((url) => url.searchParams.get('actor') === PRINCIPAL && /^[0-9a-f]{24}$/.test(url.searchParams.get('actorId') ?? ''));
+    const actorId = new URL(page.url()).searchParams.get('actorId')!;
+    const expected = await listAll({ actorId });
+    expect(expected.length).toBeGreaterThan(0);
+    expect(expected.every((log) => log.actorEmail === PRINCIPAL)).toBe(true);
+    await pager(page).getByText(`1–${expected.length} of ${expected.length} audit records`).waitFor();
+    await recordRows(page)
+      .getByRole('cell', { name: /^plan\.update on plan / })
+      .first()
+      .waitFor();
+    expect(await recordRows(page).getByRole('cell', { name: ADMIN, exact: true }).count()).toBe(0);
   });
 
   it('refuses an end date before the start date without asking the server', async () => {
@@ -280,6 +309,44 @@ describe('the System page', () => {
       .waitFor();
     await part('Collaboration').getByText('1 step document', { exact: true }).waitFor();
     await part('Collaboration').getByText('1 editor connection', { exact: true }).waitFor();
+    expect(admin.errors).toEqual([]);
+  });
+});
+
+describe('the System page when Redis goes down', () => {
+  let redis: OwnRedis | undefined;
+  let withRedis: TestServer | undefined;
+  afterAll(async () => {
+    await withRedis?.stop();
+    await redis?.kill();
+  });
+
+  it('shows Redis shared by every process, then, after Refresh, which parts are degraded and why', async () => {
+    // A real outage: a redis-server of this test's own, killed while the server runs.
+    redis = await startOwnRedis();
+    withRedis = await startTestServer({ REDIS_URL: redis.url });
+    const admin = await signInAs(browser, withRedis.url, ADMIN, '/admin/system');
+    people.push(admin);
+    const { page } = admin;
+    const part = (name: string) => page.getByRole('region', { name, exact: true });
+    await page.getByText('All parts are working.').waitFor();
+    await part('Redis').getByText('OK', { exact: true }).waitFor();
+    await part('Realtime').getByText('Every server process, through Redis').waitFor();
+    await part('Collaboration').getByText('Every server process, through Redis').waitFor();
+
+    await redis.kill();
+    // The public probe answers 503 now; the page shows it when asked (nothing polls).
+    await waitFor('the public probe to report the outage', async () => (await fetch(`${withRedis!.url}/api/health`)).status === 503);
+    await page.getByRole('button', { name: 'Refresh' }).click();
+    await page.getByText(/Degraded: Redis, realtime, collaboration are not working/).waitFor();
+    await part('Redis').getByText('Not answering', { exact: true }).waitFor();
+    await part('Redis')
+      .getByText(/Redis does not answer/)
+      .waitFor();
+    await part('Database').getByText('OK', { exact: true }).waitFor();
+    await part('Realtime').getByText('Degraded', { exact: true }).waitFor();
+    await part('Collaboration').getByText('Degraded', { exact: true }).waitFor();
+    await expectAccessible(page, 'the System page with Redis down');
     expect(admin.errors).toEqual([]);
   });
 });
