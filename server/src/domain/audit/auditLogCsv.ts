@@ -33,7 +33,7 @@ export async function* auditLogCsv(db: Database, filter: AuditFilter, batchRows 
     const after: ReturnType<typeof sql> | undefined = cursor
       ? sql`(${auditLogs.createdAt}, ${auditLogs.id}) < (${cursor.at}::timestamptz, ${cursor.id})`
       : undefined;
-    const rows = await db
+    const rows: { record: typeof auditLogs.$inferSelect; at: string }[] = await db
       .select({ record: auditLogs, at: sql<string>`${auditLogs.createdAt}::text` })
       .from(auditLogs)
       .where(and(where, after))
