@@ -194,6 +194,15 @@ describe('the Audit log page', () => {
     await page.getByText('The start date is after the end date.').waitFor();
     expect(page.url()).toBe(before);
     await expectAccessible(page, 'the audit log with a refused range');
+
+    // An address edited by hand: the server's reason, and a way back.
+    await page.goto(`${server.url}/admin/audit-log?from=last-week`);
+    const alert = page.getByRole('alert').filter({ hasText: 'from' });
+    await alert.waitFor();
+    expect(await records(page).count()).toBe(0);
+    await alert.getByRole('link', { name: 'Clear the filters' }).click();
+    await page.waitForURL((url) => url.search === '');
+    await recordRows(page).first().waitFor();
   });
 
   it('pages through a longer range on the server and exports every record of it as CSV matching the API', async () => {
