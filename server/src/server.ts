@@ -90,7 +90,12 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   const gateway = createRealtimeGateway(httpServer, base);
   const collab = createCollabServer(base);
   gateway.onAccessChanged((scope) => collab.revalidate(scope));
-  const services: Services = { ...base, events: gateway, liveDocuments: collab };
+  const services: Services = {
+    ...base,
+    events: gateway,
+    liveDocuments: collab,
+    liveServers: { realtime: () => gateway.status(), collaboration: () => collab.status() },
+  };
 
   // Socket.IO claims /realtime itself; /collab goes to Hocuspocus; any other upgrade is refused.
   httpServer.on('upgrade', (request, socket, head) => {

@@ -5,6 +5,7 @@ import type { KeyValueStore } from './kv/index.ts';
 import type { RateLimits } from './http/rateLimits.ts';
 import type { BankCatalog } from './domain/questionBank/bankCatalog.ts';
 import type { LiveDocuments, RealtimeEvents } from './realtime/events.ts';
+import type { CollaborationHealth, RealtimeHealth } from '@csp/shared/api/health';
 
 /** The process-level parts every route and domain function may use; built once by `startServer`. */
 export interface BaseServices {
@@ -20,4 +21,9 @@ export interface BaseServices {
 export interface Services extends BaseServices {
   events: RealtimeEvents;
   liveDocuments: LiveDocuments;
+  /** What this process's realtime gateway and collaboration server report (the System page). */
+  liveServers: {
+    realtime(): RealtimeHealth;
+    collaboration(): Omit<CollaborationHealth, 'status'>;
+  };
 }

@@ -16,6 +16,7 @@ import type { AccessScope, LiveDocuments } from '../realtime/events.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from '../realtime/origin.ts';
 import { DocumentStore } from './documentStore.ts';
 import { PeerAwareRedis } from './peerAwareRedis.ts';
+import type { CollaborationHealth } from '@csp/shared/api/health';
 
 export const COLLAB_PATH = '/collab';
 const LIVE_TTL_MS = 120_000;
@@ -42,6 +43,8 @@ export interface CollabServer extends LiveDocuments {
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Re-checks open connections in scope: closes those that lost access, makes read-only those that lost edit rights. */
   revalidate(scope: AccessScope): Promise<void>;
+  /** Documents loaded and connections open on this process. */
+  status(): Omit<CollaborationHealth, 'status'>;
   close(): Promise<void>;
 }
 
@@ -255,6 +258,10 @@ export function createCollabServer(services: BaseServices): CollabServer {
         }
         connection.readOnly = !plan.writable || !canEditStep(plan.access, context.stepKey);
       }
+    },
+
+    status() {
+      return { documents: hocuspocus.getDocumentsCount(), connections: open.size, sharing: config.redisUrl ? 'redis' : 'in-process' };
     },
 
     async close() {

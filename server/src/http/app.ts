@@ -24,6 +24,7 @@ import { publicRoutes } from '../api/public/routes.ts';
 import { reportsRoutes } from '../api/reports/routes.ts';
 import { questionBankAdminRoutes } from '../api/questionBankAdmin/routes.ts';
 import { exportRoutes } from '../api/exports/routes.ts';
+import { auditRoutes } from '../api/audit/routes.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -51,6 +52,7 @@ export function apiRouter(services: Services, identity: Identity): Router {
     reportsRoutes(services),
     questionBankAdminRoutes(services),
     exportRoutes(services),
+    auditRoutes(services),
   ];
   for (const routes of resources) api.use(routes.routes());
   return api;

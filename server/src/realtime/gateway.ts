@@ -13,6 +13,7 @@ import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from './origin.ts';
 import type { AccessScope, RealtimeEvents } from './events.ts';
 import { LockExpiryWatcher } from './lockExpiryWatcher.ts';
+import type { RealtimeHealth } from '@csp/shared/api/health';
 
 export const REALTIME_PATH = '/realtime';
 const PRESENCE_REFRESH_MS = 20_000;
@@ -41,6 +42,8 @@ export interface RealtimeGateway extends RealtimeEvents {
   refreshPresence(): Promise<void>;
   /** Runs on every server process when someone's access may have changed. */
   onAccessChanged(listener: (scope: AccessScope) => Promise<void>): void;
+  /** This process's sockets, and whether events reach other processes (Redis adapter connected). */
+  status(): RealtimeHealth;
   close(): Promise<void>;
 }
 
@@ -278,6 +281,16 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     lockWatcher,
     refreshPresence,
     onAccessChanged: (listener) => void accessListeners.push(listener),
+    status: () => {
+      const sockets = [...io.of('/').sockets.values()];
+      return {
+        // With Redis, events reach other processes only while both adapter clients are connected.
+        status: redisClients.every((client) => client.status === 'ready') ? 'ok' : 'degraded',
+        connections: sockets.length,
+        users: new Set(sockets.map((socket) => (socket.data as SocketData).userId)).size,
+        sharing: redisClients.length ? 'redis' : 'in-process',
+      };
+    },
     close: async () => {
       clearInterval(refresher);
       lockWatcher.stop();

@@ -3,6 +3,8 @@ import { sql } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
 import { forbidden } from '../../http/errors.ts';
+import { appVersion } from '../../domain/system/appVersion.ts';
+import { liveServerHealth } from '../../domain/system/liveServerHealth.ts';
 
 async function probe(check: () => Promise<void>): Promise<'ok' | 'error'> {
   try {
@@ -13,7 +15,8 @@ async function probe(check: () => Promise<void>): Promise<'ok' | 'error'> {
   }
 }
 
-export function healthRoutes({ storage, kv }: Services): Router {
+export function healthRoutes(services: Services): Router {
+  const { storage, kv } = services;
   const router = new Router();
   router.get('/health', async (ctx) => {
     const [database, redis] = await Promise.all([
@@ -24,7 +27,10 @@ export function healthRoutes({ storage, kv }: Services): Router {
     ctx.status = healthy ? 200 : 503;
     ctx.body = { status: healthy ? 'ok' : 'degraded', database, redis, store: storage.kind };
   });
-  /** For Super Admins: the same probes plus record counts and the applied migrations. */
+  /**
+   * For Super Admins: the same probes plus record counts, the applied migrations, this process's
+   * figures, its realtime gateway and collaboration server, and the application's version.
+   */
   router.get('/admin/health', async (ctx) => {
     if (authOf(ctx).actor.level !== 5) throw forbidden();
     const [database, redis] = await Promise.all([
@@ -50,6 +56,8 @@ export function healthRoutes({ storage, kv }: Services): Router {
       // drizzle records each migration's generation time (its journal entry), not when it ran here.
       migrations: migrations.map((m) => ({ hash: m.hash, generatedAt: new Date(Number(m.created_at)).toISOString() })),
       process: { pid: process.pid, uptimeSeconds: Math.round(process.uptime()), rssBytes: process.memoryUsage().rss, node: process.version },
+      ...liveServerHealth(services, redis),
+      ...(appVersion() ? { version: appVersion() } : {}),
     };
   });
 

@@ -13,8 +13,8 @@ export interface AuditQuery {
   limit: number;
 }
 
-/** Audit records matching every given filter, newest first. */
-export async function queryAuditLog(db: Database, query: AuditQuery) {
+/** The condition of every given filter (the list and the CSV export read the same records). */
+export function auditFilters(query: Omit<AuditQuery, 'page' | 'limit'>): SQL | undefined {
   const filters: SQL[] = [];
   if (query.actorId) filters.push(eq(auditLogs.actorId, query.actorId));
   if (query.action) filters.push(eq(auditLogs.action, query.action));
@@ -23,7 +23,12 @@ export async function queryAuditLog(db: Database, query: AuditQuery) {
   if (query.from) filters.push(gte(auditLogs.createdAt, new Date(query.from)));
   // A bare date as `to` includes that whole day.
   if (query.to) filters.push(lte(auditLogs.createdAt, new Date(query.to.length === 10 ? `${query.to}T23:59:59.999Z` : query.to)));
-  const where = filters.length ? and(...filters) : undefined;
+  return filters.length ? and(...filters) : undefined;
+}
+
+/** Audit records matching every given filter, newest first. */
+export async function queryAuditLog(db: Database, query: AuditQuery) {
+  const where = auditFilters(query);
   const [rows, [count]] = await Promise.all([
     db
       .select()

@@ -1,0 +1,51 @@
+import Router from '@koa/router';
+import { Readable } from 'node:stream';
+import type { Context } from 'koa';
+import { auditActorsQuerySchema, auditFilterSchema, type AuditFilter } from '@csp/shared/api/audit';
+import type { Services } from '../../services.ts';
+import { authOf } from '../../auth/gate.ts';
+import { forbidden } from '../../http/errors.ts';
+import { parse } from '../../http/validate.ts';
+import type { LimitName } from '../../http/rateLimits.ts';
+import { auditLogCsv } from '../../domain/audit/auditLogCsv.ts';
+import { searchAuditActors } from '../../domain/audit/searchAuditActors.ts';
+
+/** `audit-log_2026-09-01_to_2026-11-25.csv`: the range in the name, only safe characters. */
+function csvFileName(filter: AuditFilter): string {
+  const part = (value: string | undefined, fallback: string) => (value ? value.replace(/[^0-9A-Za-z-]+/g, '-') : fallback);
+  return `audit-log_${part(filter.from, 'start')}_to_${part(filter.to, 'now')}.csv`;
+}
+
+/**
+ * The audit log's companions of `GET /api/users/audit-logs` for the Audit log page, Super Admins
+ * only: the CSV export of a filtered range, and the search for an actor by e-mail.
+ */
+export function auditRoutes(services: Services): Router {
+  const router = new Router({ prefix: '/admin/audit-logs' });
+
+  async function superAdmin(ctx: Context, limit: LimitName): Promise<void> {
+    const auth = authOf(ctx);
+    await services.rateLimits.consume(limit, auth.user.id);
+    if (auth.actor.level !== 5) throw forbidden();
+  }
+
+  /** Every record of the filtered range (the list route's filters, no paging), streamed as CSV. */
+  router.get('/export.csv', async (ctx) => {
+    const filter = parse(auditFilterSchema, ctx.query);
+    await superAdmin(ctx, 'export');
+    const rows = Readable.from(auditLogCsv(services.storage.db, filter));
+    rows.on('error', (error) => services.logger.error({ err: error }, 'audit-log CSV stopped part way'));
+    ctx.type = 'text/csv; charset=utf-8';
+    ctx.attachment(csvFileName(filter));
+    ctx.set('Cache-Control', 'no-store');
+    ctx.body = rows;
+  });
+
+  router.get('/actors', async (ctx) => {
+    const { q } = parse(auditActorsQuerySchema, ctx.query);
+    await superAdmin(ctx, 'users');
+    ctx.body = { actors: await searchAuditActors(services.storage.db, q) };
+  });
+
+  return router;
+}
