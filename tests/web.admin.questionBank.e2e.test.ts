@@ -82,7 +82,10 @@ describe('the question bank page in a real browser', () => {
     const admin = await openAsAdmin();
     const { page } = admin;
     await page.getByRole('heading', { level: 2, name: 'No draft' }).waitFor();
-    await page.getByRole('region', { name: 'Question bank versions' }).getByRole('row', { name: /Version 1 Published/ }).waitFor();
+    await page
+      .getByRole('region', { name: 'Question bank versions' })
+      .getByRole('row', { name: /Version 1 Published/ })
+      .waitFor();
     await chooseStep(page);
     await page.getByRole('heading', { level: 3, name: `Step ${STEP_INDEX + 1}: ${STEP.title}` }).waitFor();
     await expectAccessible(page, 'the question bank page');
@@ -124,16 +127,25 @@ describe('the question bank page in a real browser', () => {
     await questionList(page).getByText(NEW_TITLE).waitFor();
     const count = STEP.questions.length + 1;
     expect((await listedTitles(page)).at(-1)).toBe(`4z. ${NEW_TITLE}`);
-    const newId = await waitFor('the new question in the draft', async () => stepOf((await adminView()).draft).questions.find((q) => q.title === NEW_TITLE)?.id);
+    const newId = await waitFor(
+      'the new question in the draft',
+      async () => stepOf((await adminView()).draft).questions.find((q) => q.title === NEW_TITLE)?.id,
+    );
     expect(newId).toMatch(/^q_[0-9a-f]{12}$/);
 
     // Reorder with the keyboard alone: focus stays on Move up, and each move is announced.
     await page.getByRole('button', { name: 'Move up: question 4z' }).focus();
     await page.keyboard.press('Enter');
-    await page.getByRole('status').filter({ hasText: `Moved 4z. ${NEW_TITLE} to position ${count - 1} of ${count}.` }).waitFor({ state: 'attached' });
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Moved 4z. ${NEW_TITLE} to position ${count - 1} of ${count}.` })
+      .waitFor({ state: 'attached' });
     await expect(page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).resolves.toBe('Move up: question 4z');
     await page.keyboard.press('Space');
-    await page.getByRole('status').filter({ hasText: `to position ${count - 2} of ${count}.` }).waitFor({ state: 'attached' });
+    await page
+      .getByRole('status')
+      .filter({ hasText: `to position ${count - 2} of ${count}.` })
+      .waitFor({ state: 'attached' });
     await waitFor('the keyboard order saved', async () => stepOf((await adminView()).draft).questions.findIndex((q) => q.id === newId) === count - 3);
     expect((await listedTitles(page))[count - 3]).toBe(`4z. ${NEW_TITLE}`);
 
@@ -171,12 +183,23 @@ describe('the question bank page in a real browser', () => {
     const publish = page.getByRole('dialog', { name: `Publish draft version ${V1 + 1}` });
     await publish.waitFor();
     // The innermost item: the question's own entry inside its step's.
-    const changed = publish.getByRole('listitem').filter({ hasText: `Changed ${EDITED.number}. ${EDITED_TITLE}` }).last();
+    const changed = publish
+      .getByRole('listitem')
+      .filter({ hasText: `Changed ${EDITED.number}. ${EDITED_TITLE}` })
+      .last();
     await changed.getByText(`Published: ${EDITED.title}`).waitFor();
     await changed.getByText(`Draft: ${EDITED_TITLE}`).waitFor();
     await changed.getByText('Required').waitFor();
-    await publish.getByRole('listitem').filter({ hasText: `Added 4z. ${NEW_TITLE}` }).last().waitFor();
-    await publish.getByRole('listitem').filter({ hasText: `Deactivated ${DEACTIVATED.number}. ${DEACTIVATED.title}` }).last().waitFor();
+    await publish
+      .getByRole('listitem')
+      .filter({ hasText: `Added 4z. ${NEW_TITLE}` })
+      .last()
+      .waitFor();
+    await publish
+      .getByRole('listitem')
+      .filter({ hasText: `Deactivated ${DEACTIVATED.number}. ${DEACTIVATED.title}` })
+      .last()
+      .waitFor();
     await publish.getByText('Questions reordered').waitFor();
     await expectAccessible(page, 'the publish dialog with the diff');
     await publish.getByRole('combobox', { name: 'Pin to school year' }).selectOption(NEXT);
@@ -205,6 +228,16 @@ describe('the question bank page in a real browser', () => {
     expect(servedStep.questions.map((q) => q.id).slice(0, 2)).toEqual([second.id, first.id]);
     expect(servedStep.questions.findIndex((q) => q.id === newId)).toBe(count - 3);
     expect((await adminApi.get(`/api/school-year?schoolYear=${NEXT}`)).body.questionBankVersion).toBe(V1 + 1);
+
+    // The archived version still reads as it was.
+    await page.getByRole('button', { name: `View questions of version ${V1}` }).click();
+    const archived = page.getByRole('dialog', { name: `Version ${V1}` });
+    await archived.getByText(new RegExp(`^${STEP.title} \\(${STEP.questions.length} questions\\)$`)).click();
+    await archived.getByText(`${EDITED.number}. ${EDITED.title}`).waitFor();
+    await expect(archived.getByText(NEW_TITLE).count()).resolves.toBe(0);
+    await expectAccessible(page, 'an archived version');
+    await archived.getByRole('button', { name: 'Close' }).click();
+    await archived.waitFor({ state: 'detached' });
     expect(admin.errors).toEqual([]);
   });
 
