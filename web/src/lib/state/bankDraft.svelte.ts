@@ -100,7 +100,9 @@ export class BankDraft {
     const questions = [...step.questions];
     const [moved] = questions.splice(from, 1);
     questions.splice(target, 0, moved!);
-    const shown = { ...bank, steps: bank.steps.map((candidate) => (candidate.key === stepKey ? { ...candidate, questions } : candidate)) };
+    // Before the first edit the server clones the published bank as the version after the latest.
+    const version = this.view.draft ? bank.version : Math.max(0, ...this.view.versions.map((candidate) => candidate.version)) + 1;
+    const shown = { version, steps: bank.steps.map((candidate) => (candidate.key === stepKey ? { ...candidate, questions } : candidate)) };
     this.view = { ...this.view, draft: shown };
     this.announcement = `Moved ${moved!.number}. ${moved!.title} to position ${target + 1} of ${questions.length}.`;
     const order = questions.map((question) => question.id);

@@ -71,9 +71,12 @@ export function formOf(question: Question): QuestionForm {
 }
 
 /** The questions a condition may name: those before this one in its step (a later one is never shown first). */
-export function conditionCandidates(step: Step, questionId: string | null): Question[] {
+export function conditionCandidates(step: Step, questionId: string | null, current = ''): Question[] {
   const index = questionId ? step.questions.findIndex((question) => question.id === questionId) : -1;
-  return (index === -1 ? step.questions : step.questions.slice(0, index)).filter((question) => question.type !== 'table');
+  const offered = (index === -1 ? step.questions : step.questions.slice(0, index)).filter((question) => question.type !== 'table');
+  // The condition a question has now stays on offer, even where it would no longer be chosen.
+  const kept = current && !offered.some((question) => question.id === current) ? step.questions.filter((question) => question.id === current) : [];
+  return [...offered, ...kept];
 }
 
 /** The bank's fields the form describes (optional ones left out when empty or not for this type). */
