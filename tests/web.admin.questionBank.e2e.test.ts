@@ -179,7 +179,10 @@ describe('the question bank page in a real browser', () => {
     const afterGate = STEP.questions.at(-2)!;
     await preview.getByText(/^2 more questions appear only after the answers above/).waitFor();
     await expect(preview.getByText(afterGate.title).count()).resolves.toBe(0);
-    await preview.getByRole('radiogroup', { name: `4z. ${NEW_TITLE} Required` }).getByRole('radio', { name: 'Yes' }).check();
+    await preview
+      .getByRole('radiogroup', { name: `4z. ${NEW_TITLE} Required` })
+      .getByRole('radio', { name: 'Yes' })
+      .check();
     await preview.getByText(afterGate.title).waitFor();
     await expectAccessible(page, 'the step preview');
     await page.keyboard.press('Escape');
@@ -230,7 +233,14 @@ describe('the question bank page in a real browser', () => {
     expect(idsOf(served).sort()).toEqual([...idsOf(BUNDLED_BANK), newId].sort());
     const servedStep = stepOf(served);
     expect(servedStep.questions.find((q) => q.id === EDITED.id)).toEqual({ ...EDITED, title: EDITED_TITLE, required: false } satisfies Question);
-    expect(servedStep.questions.find((q) => q.id === newId)).toEqual({ id: newId, number: '4z', title: NEW_TITLE, type: 'yesno', required: true, gatesFollowing: true });
+    expect(servedStep.questions.find((q) => q.id === newId)).toEqual({
+      id: newId,
+      number: '4z',
+      title: NEW_TITLE,
+      type: 'yesno',
+      required: true,
+      gatesFollowing: true,
+    });
     expect(servedStep.questions.find((q) => q.id === DEACTIVATED.id)).toEqual({ ...DEACTIVATED, active: false });
     expect(servedStep.questions.map((q) => q.id).slice(0, 2)).toEqual([second.id, first.id]);
     expect(servedStep.questions.findIndex((q) => q.id === newId)).toBe(count - 3);
