@@ -216,6 +216,7 @@ describe('the question bank page in a real browser', () => {
     await publish.getByRole('button', { name: `Publish version ${V1 + 1}` }).click();
     await publish.waitFor({ state: 'detached' });
     await page.getByRole('heading', { level: 2, name: `Draft version ${V1 + 2}` }).waitFor();
+    await waitFor('focus on the new state', () => page.evaluate(() => document.activeElement?.id === 'bank-status-heading'));
     await page.getByText(`No changes yet against published version ${V1 + 1}.`, { exact: false }).waitFor();
     await page
       .getByRole('region', { name: 'Question bank versions' })
@@ -292,6 +293,7 @@ describe('the question bank page in a real browser', () => {
     await confirm.getByRole('button', { name: 'Discard the draft' }).click();
     await confirm.waitFor({ state: 'detached' });
     await page.getByRole('heading', { level: 2, name: 'No draft' }).waitFor();
+    await waitFor('focus on the new state', () => page.evaluate(() => document.activeElement?.id === 'bank-status-heading'));
     const after = await adminView();
     expect(after.draft).toBeNull();
     expect(after.published!.version).toBe(V1 + 1);
