@@ -128,6 +128,7 @@ describe('the question bank page in a real browser', () => {
     await questionList(page).getByText(NEW_TITLE).waitFor();
     const count = STEP.questions.length + 1;
     expect((await listedTitles(page)).at(-1)).toBe(`4z. ${NEW_TITLE}`);
+    await waitFor('focus on the new question', () => page.evaluate(() => document.activeElement?.getAttribute('aria-label') === 'Edit question 4z'));
     const newId = await waitFor(
       'the new question in the draft',
       async () => stepOf((await adminView()).draft).questions.find((q) => q.title === NEW_TITLE)?.id,
