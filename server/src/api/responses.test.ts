@@ -26,6 +26,8 @@ import { userListSchema } from '@csp/shared/api/users';
 import { sessionSchema } from '@csp/shared/api/auth';
 import { notificationListSchema } from '@csp/shared/api/notifications';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
+import { adminBankSchema, adminBankViewSchema, publishResponseSchema } from '@csp/shared/api/questionBankAdmin';
+import { successSchema } from '@csp/shared/api/common';
 import { yearSettingsSchema } from '@csp/shared/api/schoolYears';
 import { publicOverviewSchema } from '@csp/shared/api/public';
 import {
@@ -319,6 +321,30 @@ describe('responses and realtime events parse with the shared schemas', () => {
     expect(compared.rows.some((row) => row.previousValue !== '')).toBe(true);
     const unmatched = conforms(compareResponseSchema, await ok(principal.get(planPath(formId, `/compare?steps=all&compareYear=${EMPTY_YEAR}`))), 'compare');
     expect(unmatched.previousFormId).toBeNull();
+  });
+
+  it('question-bank administration: GET the view, edit the draft (question, new question, order, step), DELETE the draft, publish', async () => {
+    const BANK = '/api/admin/question-bank';
+    const before = conforms(adminBankViewSchema, await ok(admin.get(BANK)), 'question-bank admin view (no draft)');
+    expect(before.draft).toBeNull();
+    const firstStep = before.published!.steps[0]!;
+    const edited = conforms(adminBankSchema, await ok(admin.put(`${BANK}/steps/${firstStep.key}`, { intro: 'Read it all.' })), 'step update');
+    const attendance = edited.steps.find((step) => step.key === 'attendancePlan')!;
+    conforms(adminBankSchema, await ok(admin.put(`${BANK}/questions/${attendance.questions[0]!.id}`, { title: 'Renamed' })), 'question update');
+    const added = conforms(
+      adminBankSchema,
+      await ok(admin.post(`${BANK}/questions`, { stepKey: 'attendancePlan', question: { number: '6z', title: 'New', type: 'text', required: false } })),
+      'question add',
+    );
+    const ids = added.steps.find((step) => step.key === 'attendancePlan')!.questions.map((question) => question.id);
+    conforms(adminBankSchema, await ok(admin.put(`${BANK}/steps/attendancePlan/order`, { questionIds: [...ids].reverse() })), 'reorder');
+    conforms(adminBankSchema, await ok(admin.post(`${BANK}/questions/${ids[1]}/active`, { active: false })), 'deactivate');
+    const during = conforms(adminBankViewSchema, await ok(admin.get(BANK)), 'question-bank admin view (with a draft)');
+    expect(during.differences.addedQuestions).toHaveLength(1);
+    conforms(successSchema, await ok(admin.delete(`${BANK}/draft`)), 'discard');
+    conforms(adminBankSchema, await ok(admin.put(`${BANK}/steps/${firstStep.key}`, { title: firstStep.title })), 'step update (no change)');
+    const published = conforms(publishResponseSchema, await ok(admin.post(`${BANK}/publish`, {})), 'publish');
+    expect(published.draftVersion).toBe(published.version + 1);
   });
 
   it('every plan event and notification the sockets received parses with its event schema', () => {

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { STEP_KEY_PATTERN } from '../steps.ts';
-import { QUESTION_TYPES, QUESTION_ID_PATTERN, selectOptionSchema, tableColumnSchema } from '../questionBank.ts';
-import { schoolYearSchema } from './common.ts';
+import { QUESTION_TYPES, QUESTION_ID_PATTERN, selectOptionSchema, stepSchema, tableColumnSchema } from '../questionBank.ts';
+import { nullableIsoTimeSchema, schoolYearSchema } from './common.ts';
 
 const stepKeySchema = z.string().regex(STEP_KEY_PATTERN, 'must be a step key');
 
@@ -62,3 +62,46 @@ export const reorderSchema = z.strictObject({ questionIds: z.array(z.string().re
 export const activeSchema = z.strictObject({ active: z.boolean().default(false) });
 
 export const publishSchema = z.strictObject({ schoolYear: schoolYearSchema.optional() });
+
+/** A bank as the admin routes send it: the draft after an edit, or either side of GET /api/admin/question-bank. */
+export const adminBankSchema = z.object({ version: z.number().int().positive(), steps: z.array(stepSchema) });
+export type AdminBank = z.infer<typeof adminBankSchema>;
+
+/** The ids the draft adds, changes or deactivates, and the steps it adds, changes or reorders, against the published bank. */
+export const bankDifferencesSchema = z.object({
+  addedQuestions: z.array(z.string()),
+  changedQuestions: z.array(z.string()),
+  deactivatedQuestions: z.array(z.string()),
+  addedSteps: z.array(z.string()),
+  changedSteps: z.array(z.string()),
+  reorderedSteps: z.array(z.string()),
+});
+export type BankDifferences = z.infer<typeof bankDifferencesSchema>;
+
+export const bankVersionSummarySchema = z.object({
+  version: z.number().int().positive(),
+  status: z.enum(['draft', 'published', 'archived']),
+  schoolYear: z.string().nullable(),
+  publishedAt: nullableIsoTimeSchema,
+});
+export type BankVersionSummary = z.infer<typeof bankVersionSummarySchema>;
+
+/** GET /api/admin/question-bank */
+export const adminBankViewSchema = z.object({
+  published: adminBankSchema.nullable(),
+  draft: adminBankSchema.nullable(),
+  differences: bankDifferencesSchema,
+  versions: z.array(bankVersionSummarySchema),
+});
+export type AdminBankView = z.infer<typeof adminBankViewSchema>;
+
+/** POST /api/admin/question-bank/publish */
+export const publishResponseSchema = z.object({
+  success: z.literal(true),
+  version: z.number().int().positive(),
+  draftVersion: z.number().int().positive(),
+});
+export type PublishResponse = z.infer<typeof publishResponseSchema>;
+
+export type QuestionChanges = z.input<typeof updateQuestionSchema>;
+export type NewQuestion = z.input<typeof addQuestionSchema>['question'];
