@@ -1,5 +1,14 @@
 /** Who may have lost (or changed) access, so open live connections are checked again. */
-import type { CommentEvent, FlagEvent, LockEvent, NotificationEvent, PresenceEvent, RolloverEvent, StatusEvent, StepSavedEvent } from '@csp/shared/api/realtime';
+import type {
+  CommentEvent,
+  FlagEvent,
+  LockEvent,
+  NotificationEvent,
+  PresenceEvent,
+  RolloverEvent,
+  StatusEvent,
+  StepSavedEvent,
+} from '@csp/shared/api/realtime';
 import type { StepLock } from '../domain/plans/stepLocks.ts';
 
 export interface AccessScope {

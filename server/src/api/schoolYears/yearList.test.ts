@@ -41,7 +41,9 @@ beforeAll(async () => {
     ]);
   expect((await admin.put('/api/school-year', { schoolYear: EMPTY, districtGoals: [] })).status).toBe(200);
   // A draft bank version exists: it is never offered for pinning.
-  await db().insert(questionBankVersions).values({ version: BUNDLED_BANK.version + 50, status: 'draft', steps: BUNDLED_BANK.steps });
+  await db()
+    .insert(questionBankVersions)
+    .values({ version: BUNDLED_BANK.version + 50, status: 'draft', steps: BUNDLED_BANK.steps });
 });
 afterAll(() => server?.stop());
 

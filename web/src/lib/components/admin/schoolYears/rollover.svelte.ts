@@ -1,0 +1,97 @@
+import type { RolloverProgress, RolloverResult } from '@csp/shared/api/admin';
+import { rolloverEventSchema } from '@csp/shared/api/realtime';
+import { schoolYearsApi } from '#lib/api/admin/schoolYears.ts';
+import { realtime } from '#lib/realtime/socket.svelte.ts';
+import { PendingAction } from '#lib/state/action.svelte.ts';
+
+/** Now as an ISO timestamp (a plain string, nothing reactive). */
+const isoNow = (): string => new Date(Date.now()).toISOString();
+
+export type Outcome = 'Created' | 'Skipped' | 'Filled' | 'Error';
+
+/** One school's line of a rollover report. */
+export interface ReportRow extends Record<string, unknown> {
+  school: string;
+  outcome: Outcome;
+  /** The new plan, or the existing one that was skipped or filled. */
+  formId: string | null;
+  error: string;
+}
+
+/** The report's lines: errors first (they need attention), then by school. */
+export function reportRows(result: RolloverResult): ReportRow[] {
+  const order: Record<Outcome, number> = { Error: 0, Created: 1, Filled: 2, Skipped: 3 };
+  return [
+    ...result.errors.map((row) => ({ school: row.school, outcome: 'Error' as const, formId: null, error: row.error })),
+    ...result.created.map((row) => ({ school: row.school, outcome: 'Created' as const, formId: row.formId, error: '' })),
+    ...result.filled.map((row) => ({ school: row.school, outcome: 'Filled' as const, formId: row.formId, error: '' })),
+    ...result.skipped.map((row) => ({ school: row.school, outcome: 'Skipped' as const, formId: row.existingFormId, error: '' })),
+  ].sort((a, b) => order[a.outcome] - order[b.outcome] || a.school.localeCompare(b.school));
+}
+
+/**
+ * The district rollover as this tab sees it: progress pushed by the gateway (`rollover` events to
+ * the person who started it, wherever they started it), read once from the progress route when
+ * the page opens or the live connection comes back, and the full report once the run answers.
+ */
+export class RolloverRun {
+  progress = $state<RolloverProgress | null>(null);
+  result = $state<RolloverResult | null>(null);
+  readonly starting = new PendingAction();
+  readonly #unsubscribe: () => void;
+
+  constructor() {
+    this.#unsubscribe = realtime.on('rollover', rolloverEventSchema, ({ progress }) => this.#take(progress));
+  }
+
+  get running(): boolean {
+    return this.starting.busy || this.progress?.state === 'running';
+  }
+
+  /** A newer report of the same run replaces the one shown; a report belongs to one finished run, so a new run hides it. */
+  #take(progress: RolloverProgress): void {
+    const shown = this.progress;
+    if (shown && shown.sourceYear === progress.sourceYear && shown.targetYear === progress.targetYear && shown.updatedAt > progress.updatedAt) return;
+    const result = this.result;
+    if (result && (progress.state === 'running' || result.sourceYear !== progress.sourceYear || result.targetYear !== progress.targetYear)) this.result = null;
+    this.progress = progress;
+  }
+
+  /** The last (or running) rollover between these years, if the server still has it (24 h); a 404 means none. */
+  async read(sourceYear: string, targetYear: string, signal?: AbortSignal): Promise<void> {
+    try {
+      this.#take((await schoolYearsApi.rolloverProgress(sourceYear, targetYear, signal)).progress);
+    } catch {
+      // None yet, or unreachable: what is shown stays.
+    }
+  }
+
+  /** Starts the rollover and waits for its report; false with `starting.error` when it was refused. */
+  async start(sourceYear: string, targetYear: string, force: boolean): Promise<boolean> {
+    this.result = null;
+    return this.starting.run(async () => {
+      const result = await schoolYearsApi.rollover(sourceYear, targetYear, force);
+      // The server's final figures first (a late event is older and is ignored); without them, the report's own.
+      await this.read(sourceYear, targetYear);
+      if (this.progress?.state !== 'done' || this.progress.sourceYear !== sourceYear || this.progress.targetYear !== targetYear) {
+        this.progress = {
+          state: 'done',
+          sourceYear,
+          targetYear,
+          total: result.considered,
+          processed: result.considered,
+          created: result.created.length,
+          skipped: result.skipped.length,
+          filled: result.filled.length,
+          errors: result.errors.length,
+          updatedAt: isoNow(),
+        };
+      }
+      this.result = result;
+    }, 'The rollover could not be started.');
+  }
+
+  destroy(): void {
+    this.#unsubscribe();
+  }
+}
