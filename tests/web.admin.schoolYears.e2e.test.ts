@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import path from 'node:path';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { currentSchoolYear, nextSchoolYear, previousSchoolYear } from '@csp/shared';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
 import { signInAll } from '../server/src/testing/signIn.ts';
@@ -32,10 +32,12 @@ let adminApi: HttpClient;
 let admin: Person;
 const people: Person[] = [];
 
-async function shot(page: Page, name: string) {
+/** The whole page, or the screen with `at` scrolled into view. */
+async function shot(page: Page, name: string, at?: Locator) {
   if (!SHOTS) return;
   fs.mkdirSync(SHOTS, { recursive: true });
-  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: true });
+  if (at) await at.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: path.join(SHOTS, `${name}.png`), fullPage: !at });
 }
 
 /** Elements reaching past the right edge, outside a table's own scroll frame (for the failure message). */
@@ -183,7 +185,7 @@ describe('the School years page', () => {
     await page.getByRole('button', { name: `Roll over ${YEAR}…` }).click();
     const dialog = page.getByRole('dialog', { name: `Roll over ${YEAR} into ${NEXT}?` });
     await dialog.getByText(`Copies up to 2 plans from ${YEAR} into ${NEXT} as drafts.`).waitFor();
-    await dialog.getByText(`1 school already has a ${NEXT} plan: they are skipped.`).waitFor();
+    await dialog.getByText(`1 school already has a ${NEXT} plan: it is skipped.`).waitFor();
     await dialog.getByText(`Archives ${YEAR}: its plans become read-only`).waitFor();
     await expectAccessible(page, 'the rollover confirmation');
     await shot(page, 'years-rollover-confirmation');
@@ -253,19 +255,21 @@ describe('the School years page', () => {
     await page.getByRole('region', { name: `Report: ${YEAR} into ${NEXT}` }).waitFor();
     await expectNarrow(page, 'the page with the report');
     await expectAccessible(page, 'the School years page at 320 px');
-    await shot(page, 'years-320-report');
+    await shot(page, 'years-320-progress', page.getByRole('progressbar'));
+    await shot(page, 'years-320-report', page.getByRole('region', { name: `Rollover report, ${YEAR} into ${NEXT}` }));
+    await shot(page, 'years-320-top', page.getByRole('heading', { level: 1 }));
+    await shot(page, 'years-320-settings', page.getByRole('group', { name: 'Deadline 1' }));
 
     await page.reload();
     await page.getByRole('button', { name: `Save ${YEAR} settings` }).waitFor();
     await page.waitForLoadState('networkidle');
     await expectNarrow(page, 'the page');
     await expectAccessible(page, 'the School years page at 320 px, reloaded');
-    await shot(page, 'years-320');
     await page.getByRole('button', { name: `Roll over ${NEXT}…` }).click();
     await page.getByRole('dialog', { name: `Roll over ${NEXT} into ${AFTER_NEXT}?` }).waitFor();
     await expectNarrow(page, 'the page with the confirmation');
     await expectAccessible(page, 'the rollover confirmation at 320 px');
-    await shot(page, 'years-320-confirmation');
+    await shot(page, 'years-320-confirmation', page.getByRole('dialog'));
     await page.getByRole('dialog').getByRole('button', { name: 'Cancel' }).click();
     await page.getByRole('button', { name: `Roll over ${NEXT}…` }).waitFor();
     expect(admin.errors).toEqual([]);
