@@ -262,6 +262,12 @@ describe('the School years page', () => {
 
     await page.reload();
     await page.getByRole('button', { name: `Save ${YEAR} settings` }).waitFor();
+    // The server keeps the finished rollover's report: a new visit shows it again.
+    await page
+      .getByRole('region', { name: `Rollover report, ${YEAR} into ${NEXT}` })
+      .getByRole('row', { name: new RegExp(`^${RIVERSIDE}`) })
+      .getByRole('cell', { name: 'Created', exact: true })
+      .waitFor();
     await page.waitForLoadState('networkidle');
     await expectNarrow(page, 'the page');
     await expectAccessible(page, 'the School years page at 320 px, reloaded');

@@ -357,6 +357,7 @@ describe('responses and realtime events parse with the shared schemas', () => {
       'rollover progress',
     );
     expect(progress.progress).toMatchObject({ state: 'done', total: 1, processed: 1, created: 1 });
+    expect(progress.result).toEqual(result);
     await observer.waitForEvent('rollover', (p) => p.progress?.state === 'done', { since });
     const events = observer.events.slice(since).filter((event) => event.name === 'rollover');
     for (const [index, event] of events.entries()) conforms(rolloverEventSchema, event.payload, `rollover event #${index}`);

@@ -34,9 +34,6 @@ export const rolloverProgressSchema = z.object({
 });
 export type RolloverProgress = z.infer<typeof rolloverProgressSchema>;
 
-/** GET /api/admin/forms/rollover */
-export const rolloverProgressResponseSchema = z.object({ progress: rolloverProgressSchema });
-
 /** POST /api/admin/forms/rollover */
 export const rolloverResultSchema = z.object({
   success: z.literal(true),
@@ -50,3 +47,6 @@ export const rolloverResultSchema = z.object({
   archivedYear: z.string(),
 });
 export type RolloverResult = z.infer<typeof rolloverResultSchema>;
+
+/** GET /api/admin/forms/rollover: a finished run (`done`) adds its report while the server keeps it (24 h). */
+export const rolloverProgressResponseSchema = z.object({ progress: rolloverProgressSchema, result: rolloverResultSchema.optional() });

@@ -57,13 +57,19 @@ export class RolloverRun {
     this.progress = progress;
   }
 
-  /** The last (or running) rollover between these years, if the server still has it (24 h); a 404 means none. */
-  async read(sourceYear: string, targetYear: string, signal?: AbortSignal): Promise<void> {
-    try {
-      this.#take((await schoolYearsApi.rolloverProgress(sourceYear, targetYear, signal)).progress);
-    } catch {
-      // None yet, or unreachable: what is shown stays.
-    }
+  /**
+   * The rollovers the server still keeps (24 h) between these pairs of years: a running one, else the
+   * latest, with its report when it finished. Pairs without one (404) or unreachable are passed over.
+   */
+  async read(pairs: readonly (readonly [sourceYear: string, targetYear: string])[], signal?: AbortSignal): Promise<void> {
+    const found = await Promise.all(pairs.map(([from, into]) => schoolYearsApi.rolloverProgress(from, into, signal).catch(() => null)));
+    const kept = found.filter((entry) => entry !== null);
+    const latest = kept.find((entry) => entry.progress.state === 'running') ?? kept.sort((a, b) => b.progress.updatedAt.localeCompare(a.progress.updatedAt))[0];
+    if (!latest || signal?.aborted) return;
+    this.#take(latest.progress);
+    const shown = this.progress;
+    const result = latest.result;
+    if (result && shown?.state === 'done' && shown.sourceYear === result.sourceYear && shown.targetYear === result.targetYear) this.result = result;
   }
 
   /** Starts the rollover and waits for its report; false with `starting.error` when it was refused. */
@@ -72,7 +78,7 @@ export class RolloverRun {
     return this.starting.run(async () => {
       const result = await schoolYearsApi.rollover(sourceYear, targetYear, force);
       // The server's final figures first (a late event is older and is ignored); without them, the report's own.
-      await this.read(sourceYear, targetYear);
+      await this.read([[sourceYear, targetYear]]);
       if (this.progress?.state !== 'done' || this.progress.sourceYear !== sourceYear || this.progress.targetYear !== targetYear) {
         this.progress = {
           state: 'done',
