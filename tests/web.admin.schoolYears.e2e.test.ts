@@ -282,6 +282,38 @@ describe('the School years page', () => {
   });
 });
 
+describe('archiving by hand', () => {
+  it('archives a year and reopens it, each after a confirmation, with focus back on the button', async () => {
+    const { page } = admin;
+    await page.setViewportSize({ width: 1280, height: 900 });
+    await page.getByRole('region', { name: 'School years', exact: true }).getByRole('link', { name: NEXT }).click();
+    await page.getByRole('heading', { level: 2, name: `Settings for ${NEXT}` }).waitFor();
+    await page.getByRole('button', { name: `Archive ${NEXT}…` }).click();
+    const dialog = page.getByRole('dialog', { name: `Archive ${NEXT}?` });
+    await dialog.getByText(`All 2 plans of ${NEXT} become read-only`).waitFor();
+    await expectAccessible(page, 'the archive confirmation');
+    expect((await settingsOf(NEXT)).archived).toBe(false);
+    await dialog.getByRole('button', { name: `Archive ${NEXT}`, exact: true }).click();
+    await page.getByRole('button', { name: `Reopen ${NEXT}…` }).waitFor();
+    expect((await settingsOf(NEXT)).archived).toBe(true);
+    await waitFor('focus back on the button', () => page.evaluate(() => document.activeElement?.textContent?.trim().startsWith('Reopen')));
+    await page
+      .getByRole('region', { name: 'School years', exact: true })
+      .getByRole('row', { name: new RegExp(`^${NEXT}`) })
+      .getByRole('cell', { name: 'Archived' })
+      .waitFor();
+
+    await page.getByRole('button', { name: `Reopen ${NEXT}…` }).click();
+    await page
+      .getByRole('dialog', { name: `Reopen ${NEXT}?` })
+      .getByRole('button', { name: `Reopen ${NEXT}`, exact: true })
+      .click();
+    await page.getByRole('button', { name: `Archive ${NEXT}…` }).waitFor();
+    expect((await settingsOf(NEXT)).archived).toBe(false);
+    expect(admin.errors).toEqual([]);
+  });
+});
+
 describe('for anyone but a Super Admin', () => {
   it('the admin layout refuses the page', async () => {
     const principal = await signInAs(browser, server.url, 'principal.harbor@example.org', PAGE);
