@@ -7,28 +7,6 @@ import { PendingAction } from '#lib/state/action.svelte.ts';
 /** Now as an ISO timestamp (a plain string, nothing reactive). */
 const isoNow = (): string => new Date(Date.now()).toISOString();
 
-export type Outcome = 'Created' | 'Skipped' | 'Filled' | 'Error';
-
-/** One school's line of a rollover report. */
-export interface ReportRow extends Record<string, unknown> {
-  school: string;
-  outcome: Outcome;
-  /** The new plan, or the existing one that was skipped or filled. */
-  formId: string | null;
-  error: string;
-}
-
-/** The report's lines: errors first (they need attention), then by school. */
-export function reportRows(result: RolloverResult): ReportRow[] {
-  const order: Record<Outcome, number> = { Error: 0, Created: 1, Filled: 2, Skipped: 3 };
-  return [
-    ...result.errors.map((row) => ({ school: row.school, outcome: 'Error' as const, formId: null, error: row.error })),
-    ...result.created.map((row) => ({ school: row.school, outcome: 'Created' as const, formId: row.formId, error: '' })),
-    ...result.filled.map((row) => ({ school: row.school, outcome: 'Filled' as const, formId: row.formId, error: '' })),
-    ...result.skipped.map((row) => ({ school: row.school, outcome: 'Skipped' as const, formId: row.existingFormId, error: '' })),
-  ].sort((a, b) => order[a.outcome] - order[b.outcome] || a.school.localeCompare(b.school));
-}
-
 /**
  * The district rollover as this tab sees it: progress pushed by the gateway (`rollover` events to
  * the person who started it, wherever they started it), read once from the progress route when
