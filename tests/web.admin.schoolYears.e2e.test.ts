@@ -8,13 +8,17 @@ import { signInAll } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
 import { waitFor } from './support/wait.ts';
+import { plans } from '../server/src/storage/schema.ts';
+import { newId } from '../server/src/storage/ids.ts';
 
 /**
  * The School years admin page in real Chromium, as the demo district's Super Admin: a year's
  * deadline and district goal saved (read back through the API); next-year setup and the server's
  * refusal shown in its own words; rollover progress pushed by the gateway; the district rollover
  * confirmed, watched to the end, its report (created and skipped) checked against the API and
- * downloaded as CSV; axe-core on the page and the confirmation; 320 px wide.
+ * downloaded as CSV, and shown again on a new visit; archiving and reopening by hand; a rollover of
+ * 450 schools whose status shows each batch's figures as the gateway pushes them; axe-core on the
+ * page and its confirmations; 320 px wide; refused to a principal.
  */
 const HARBOR = 'Harbor View Academy';
 const RIVERSIDE = 'Riverside Learning Center';
@@ -310,6 +314,59 @@ describe('archiving by hand', () => {
       .click();
     await page.getByRole('button', { name: `Archive ${NEXT}…` }).waitFor();
     expect((await settingsOf(NEXT)).archived).toBe(false);
+    expect(admin.errors).toEqual([]);
+  });
+});
+
+describe('a rollover of several batches', () => {
+  it('shows the schools done of the total as each batch finishes, then the report', async () => {
+    const { page } = admin;
+    // 450 schools in a year of their own: three batches of 200 at most.
+    const SOURCE = '2300-2301';
+    const TARGET = '2301-2302';
+    const SCHOOLS = 450;
+    const db = server.services.storage.db;
+    const owner = (await adminApi.get('/api/users?q=principal.harbor')).body.users.find(
+      (user: { email: string }) => user.email === 'principal.harbor@example.org',
+    ) as { _id: string };
+    await db.insert(plans).values(
+      Array.from({ length: SCHOOLS }, (_, index) => ({
+        id: newId(),
+        schoolName: `Batch School ${String(index + 1).padStart(3, '0')}`,
+        schoolYear: SOURCE,
+        userId: owner._id,
+      })),
+    );
+    await page.reload();
+    const source = page.getByRole('combobox', { name: 'Year to roll over' });
+    await source.selectOption({ label: `${SOURCE} into ${TARGET} (450 plans)` });
+    // Every text the progress status shows, as it shows it.
+    await page.evaluate(() => {
+      const status = document.querySelector('.progress-text')!;
+      const seen: string[] = [];
+      (window as unknown as { statuses: string[] }).statuses = seen;
+      new MutationObserver(() => seen.push(status.textContent ?? '')).observe(status, { childList: true, characterData: true, subtree: true });
+    });
+    await page.getByRole('button', { name: `Roll over ${SOURCE}…` }).click();
+    await page
+      .getByRole('dialog', { name: `Roll over ${SOURCE} into ${TARGET}?` })
+      .getByRole('button', { name: 'Roll over 450 plans' })
+      .click();
+    await page
+      .getByRole('status')
+      .filter({ hasText: `Finished: 450 of 450 schools done (450 created, 0 skipped, 0 errors). ${SOURCE} is archived.` })
+      .waitFor();
+    const statuses = await page.evaluate(() => (window as unknown as { statuses: string[] }).statuses);
+    const running = statuses.filter((text) => text.startsWith('Running:'));
+    expect(running).toContain('Running: 200 of 450 schools done (200 created, 0 skipped, 0 errors).');
+    expect(running).toContain('Running: 400 of 450 schools done (400 created, 0 skipped, 0 errors).');
+    await page
+      .getByRole('region', { name: `Report: ${SOURCE} into ${TARGET}` })
+      .getByRole('navigation', { name: 'Pages of schools' })
+      .getByText('1–50 of 450 schools')
+      .waitFor();
+    expect((await settingsOf(TARGET)).planCounts).toEqual({ total: SCHOOLS, unfinished: SCHOOLS, liveOverrides: 0 });
+    expect((await settingsOf(SOURCE)).archived).toBe(true);
     expect(admin.errors).toEqual([]);
   });
 });
