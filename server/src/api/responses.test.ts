@@ -28,7 +28,8 @@ import { notificationListSchema } from '@csp/shared/api/notifications';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
 import { adminBankSchema, adminBankViewSchema, publishResponseSchema } from '@csp/shared/api/questionBankAdmin';
 import { successSchema } from '@csp/shared/api/common';
-import { yearSettingsSchema } from '@csp/shared/api/schoolYears';
+import { yearListSchema, yearSettingsResponseSchema, yearSettingsSchema } from '@csp/shared/api/schoolYears';
+import { rolloverProgressResponseSchema, rolloverResultSchema } from '@csp/shared/api/admin';
 import { publicOverviewSchema } from '@csp/shared/api/public';
 import {
   commentEventSchema,
@@ -36,6 +37,7 @@ import {
   lockEventSchema,
   notificationEventSchema,
   presenceEventSchema,
+  rolloverEventSchema,
   statusEventSchema,
   stepSavedEventSchema,
 } from '@csp/shared/api/realtime';
@@ -360,5 +362,32 @@ describe('responses and realtime events parse with the shared schemas', () => {
     const notifications = principalSocket.events.filter((event) => event.name === 'notification');
     expect(notifications.length).toBeGreaterThanOrEqual(2);
     for (const [index, event] of notifications.entries()) conforms(notificationEventSchema, event.payload, `notification event #${index}`);
+  });
+
+  it('school years: the list, PUT and POST; a district rollover, its progress and its `rollover` events', async () => {
+    const SOURCE = '2080-2081';
+    const TARGET = '2081-2082';
+    const list = conforms(yearListSchema, await ok(admin.get('/api/school-year/years')), 'school-year list');
+    expect(list.years.map((year) => year.schoolYear)).toContain(YEAR);
+    const goals = [{ key: 'attendance', label: 'Attendance rate', target: 95, unit: '%' }];
+    conforms(yearSettingsResponseSchema, await ok(admin.put('/api/school-year', { schoolYear: SOURCE, districtGoals: goals })), 'PUT school-year');
+    await ok(admin.post('/api/forms', { schoolName: HARBOR, schoolYear: SOURCE }));
+
+    const since = observer.mark();
+    const result = conforms(rolloverResultSchema, await ok(admin.post('/api/admin/forms/rollover', { sourceYear: SOURCE, targetYear: TARGET })), 'rollover');
+    expect(result).toMatchObject({ considered: 1, archivedYear: SOURCE });
+    expect(result.created).toHaveLength(1);
+    const progress = conforms(
+      rolloverProgressResponseSchema,
+      await ok(admin.get(`/api/admin/forms/rollover?sourceYear=${SOURCE}&targetYear=${TARGET}`)),
+      'rollover progress',
+    );
+    expect(progress.progress).toMatchObject({ state: 'done', total: 1, processed: 1, created: 1 });
+    expect(progress.result).toEqual(result);
+    await observer.waitForEvent('rollover', (p) => p.progress?.state === 'done', { since });
+    const events = observer.events.slice(since).filter((event) => event.name === 'rollover');
+    for (const [index, event] of events.entries()) conforms(rolloverEventSchema, event.payload, `rollover event #${index}`);
+
+    conforms(yearSettingsResponseSchema, await ok(admin.post('/api/school-year', { fromYear: TARGET })), 'POST school-year');
   });
 });

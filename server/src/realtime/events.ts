@@ -1,5 +1,14 @@
 /** Who may have lost (or changed) access, so open live connections are checked again. */
-import type { CommentEvent, FlagEvent, LockEvent, NotificationEvent, PresenceEvent, StatusEvent, StepSavedEvent } from '@csp/shared/api/realtime';
+import type {
+  CommentEvent,
+  FlagEvent,
+  LockEvent,
+  NotificationEvent,
+  PresenceEvent,
+  RolloverEvent,
+  StatusEvent,
+  StepSavedEvent,
+} from '@csp/shared/api/realtime';
 import type { StepLock } from '../domain/plans/stepLocks.ts';
 
 export interface AccessScope {
@@ -35,7 +44,7 @@ export type PlanEventName = keyof PlanEventPayloads;
 
 export interface UserEventPayloads {
   notification: NotificationEvent;
-  rollover: Record<string, unknown>;
+  rollover: RolloverEvent;
 }
 export type UserEventName = keyof UserEventPayloads;
 

@@ -22,3 +22,35 @@ export const liveSchema = z.strictObject({ formId: idSchema, live: z.boolean() }
 /** POST /api/admin/forms/live */
 export const liveResponseSchema = z.object({ success: z.literal(true), formId: z.string(), allowEditsWhenArchived: z.boolean() });
 export type LiveResponse = z.infer<typeof liveResponseSchema>;
+
+/** A district rollover's progress, as `GET /api/admin/forms/rollover` and the `rollover` event carry it. */
+export const rolloverProgressSchema = z.object({
+  state: z.enum(['running', 'done', 'failed']),
+  sourceYear: z.string(),
+  targetYear: z.string(),
+  total: z.number().int(),
+  processed: z.number().int(),
+  created: z.number().int(),
+  skipped: z.number().int(),
+  filled: z.number().int(),
+  errors: z.number().int(),
+  updatedAt: z.string(),
+});
+export type RolloverProgress = z.infer<typeof rolloverProgressSchema>;
+
+/** POST /api/admin/forms/rollover */
+export const rolloverResultSchema = z.object({
+  success: z.literal(true),
+  sourceYear: z.string(),
+  targetYear: z.string(),
+  considered: z.number().int(),
+  created: z.array(z.object({ school: z.string(), formId: z.string() })),
+  skipped: z.array(z.object({ school: z.string(), existingFormId: z.string() })),
+  filled: z.array(z.object({ school: z.string(), formId: z.string() })),
+  errors: z.array(z.object({ school: z.string(), error: z.string() })),
+  archivedYear: z.string(),
+});
+export type RolloverResult = z.infer<typeof rolloverResultSchema>;
+
+/** GET /api/admin/forms/rollover: a finished run (`done`) adds its report while the server keeps it (24 h). */
+export const rolloverProgressResponseSchema = z.object({ progress: rolloverProgressSchema, result: rolloverResultSchema.optional() });

@@ -4,6 +4,7 @@ import { STEP_KEY_PATTERN } from '../steps.ts';
 import { PLAN_STATUSES } from '../roles.ts';
 import { commentSchema, editorSchema, personSchema } from './forms.ts';
 import { notificationSchema } from './notifications.ts';
+import { rolloverProgressSchema } from './admin.ts';
 
 /** Payloads clients emit on /realtime (DESIGN.md section 6). */
 /** `watch: true` follows the plan's events without being present on it (a dashboard). */
@@ -46,6 +47,9 @@ export const stepSavedEventSchema = z.object({
 export type StepSavedEvent = z.infer<typeof stepSavedEventSchema>;
 export const notificationEventSchema = z.object({ notification: notificationSchema });
 export type NotificationEvent = z.infer<typeof notificationEventSchema>;
+/** A district rollover's progress, to the user who started it. */
+export const rolloverEventSchema = z.object({ progress: rolloverProgressSchema });
+export type RolloverEvent = z.infer<typeof rolloverEventSchema>;
 export const joinAckSchema = z.union([
   z.object({ ok: z.literal(true), warning: z.string().optional() }),
   z.object({ ok: z.literal(false), error: z.string() }),

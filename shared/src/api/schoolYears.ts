@@ -55,3 +55,31 @@ export const yearSettingsSchema = z.object({
   }),
 });
 export type YearSettings = z.infer<typeof yearSettingsSchema>;
+
+/** POST and PUT /api/school-year */
+export const yearSettingsResponseSchema = z.object({ success: z.literal(true), settings: yearSettingsSchema });
+
+const planCountsSchema = z.object({ total: z.number().int(), unfinished: z.number().int(), liveOverrides: z.number().int() });
+
+/** GET /api/school-year/years (Super Admin): every year with stored settings or plans, newest first, and the bank versions a year may pin. */
+export const yearListSchema = z.object({
+  currentYear: z.string(),
+  years: z.array(
+    z.object({
+      schoolYear: z.string(),
+      stored: z.boolean(),
+      archived: z.boolean(),
+      questionBankVersion: z.number().int().nullable(),
+      planCounts: planCountsSchema,
+    }),
+  ),
+  bankVersions: z.array(
+    z.object({
+      version: z.number().int(),
+      status: z.enum(['published', 'archived']),
+      schoolYear: z.string().nullable(),
+      publishedAt: z.string().nullable(),
+    }),
+  ),
+});
+export type YearList = z.infer<typeof yearListSchema>;

@@ -170,6 +170,10 @@ describe('POST /api/admin/forms/rollover', () => {
     expect(status).toBe(400);
     expect(await plansOfYear(target)).toEqual([]);
     expect(await archived(source)).not.toBe(true);
+    // A failed run has no report to read back.
+    const progress = await admin.get(`/api/admin/forms/rollover?sourceYear=${source}&targetYear=${target}`);
+    expect(progress.body.progress).toMatchObject({ state: 'failed' });
+    expect(progress.body).not.toHaveProperty('result');
   });
 
   it('reports a school that fails without stopping the others, and still archives the source year', async () => {
@@ -243,6 +247,8 @@ describe('POST /api/admin/forms/rollover', () => {
       skipped: PRE_CREATED.length,
       errors: 0,
     });
+    // A finished run gives back its whole report.
+    expect(progress.body.result).toEqual(body);
 
     // Every copy: the source's answers exactly, completion where answered, the copy rules.
     const targetPlans = await plansOfYear(TARGET);
@@ -299,12 +305,10 @@ describe('POST /api/admin/forms/rollover', () => {
     const idBySchool = new Map(before.map((plan) => [plan.schoolName, plan.id]));
     for (const entry of body.skipped as { school: string; existingFormId: string }[]) expect(entry.existingFormId).toBe(idBySchool.get(entry.school));
     expect(await plansOfYear(TARGET)).toEqual(before);
-    expect((await admin.get(`/api/admin/forms/rollover?sourceYear=${SOURCE}&targetYear=${TARGET}`)).body.progress).toMatchObject({
-      state: 'done',
-      processed: SCHOOLS,
-      created: 0,
-      skipped: SCHOOLS,
-    });
+    const progress = await admin.get(`/api/admin/forms/rollover?sourceYear=${SOURCE}&targetYear=${TARGET}`);
+    expect(progress.body.progress).toMatchObject({ state: 'done', processed: SCHOOLS, created: 0, skipped: SCHOOLS });
+    // The report is this run's, not the first one's.
+    expect(progress.body.result).toEqual(body);
   });
 
   it('with force fills the empty answers of existing plans and keeps what they hold', async () => {

@@ -11,7 +11,7 @@ import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
 import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
 import { setLiveOverride } from '../../domain/sharing/setLiveOverride.ts';
 import { liveSchema, type LiveResponse, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from '@csp/shared/api/admin';
-import { rolloverDistrict, rolloverProgressKey } from '../../domain/plans/rolloverDistrict.ts';
+import { rolloverDistrict, rolloverProgressKey, rolloverResultKey, type RolloverProgress } from '../../domain/plans/rolloverDistrict.ts';
 
 export function adminRoutes(services: Services): Router {
   const router = new Router({ prefix: '/admin' });
@@ -61,13 +61,18 @@ export function adminRoutes(services: Services): Router {
     ctx.body = await rolloverDistrict(services, { auth, ip: ctx.ip }, input);
   });
 
-  /** Progress of a running (or the last) rollover, for clients that poll instead of listening. */
+  /** Progress of a running (or the last) rollover, for clients that poll instead of listening; a finished one adds its report. */
   router.get('/forms/rollover', async (ctx) => {
     if (authOf(ctx).actor.level !== 5) throw forbidden();
     const { sourceYear, targetYear } = parse(rolloverQuerySchema, ctx.query);
-    const progress = await services.kv.get(rolloverProgressKey(sourceYear, targetYear));
+    const [progress, result] = await Promise.all([
+      services.kv.get(rolloverProgressKey(sourceYear, targetYear)),
+      services.kv.get(rolloverResultKey(sourceYear, targetYear)),
+    ]);
     if (!progress) throw notFound('No rollover for these years');
-    ctx.body = { progress: JSON.parse(progress) };
+    const parsed = JSON.parse(progress) as RolloverProgress;
+    // A finished run also gives its full report (schools created, skipped, filled, errors).
+    ctx.body = { progress: parsed, ...(parsed.state === 'done' && result ? { result: JSON.parse(result) } : {}) };
   });
 
   return router;

@@ -10,6 +10,7 @@ import { readYearSettings } from '../../domain/schoolYears/readYearSettings.ts';
 import { setUpNextYear } from '../../domain/schoolYears/setUpNextYear.ts';
 import { updateYearSettings } from '../../domain/schoolYears/updateYearSettings.ts';
 import { deleteYearSettings } from '../../domain/schoolYears/deleteYearSettings.ts';
+import { listSchoolYears } from '../../domain/schoolYears/listSchoolYears.ts';
 import { deleteYearSchema, nextYearSchema, updateYearSchema, yearQuerySchema } from '@csp/shared/api/schoolYears';
 
 export function schoolYearRoutes(services: Services): Router {
@@ -25,6 +26,12 @@ export function schoolYearRoutes(services: Services): Router {
     authOf(ctx);
     const { schoolYear = currentSchoolYear() } = parse(yearQuerySchema, ctx.query);
     ctx.body = await readYearSettings(services, schoolYear);
+  });
+
+  /** Super Admin: every year with settings or plans, and the bank versions a year may pin. */
+  router.get('/years', async (ctx) => {
+    superAdmin(ctx);
+    ctx.body = await listSchoolYears(services);
   });
 
   router.post('/', async (ctx) => {

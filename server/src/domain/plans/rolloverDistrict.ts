@@ -12,6 +12,9 @@ const BATCH_SIZE = 200;
 const LOCK_KEY = 'rollover:lock';
 const LOCK_TTL_MS = 15 * 60_000;
 export const rolloverProgressKey = (sourceYear: string, targetYear: string) => `rollover:progress:${sourceYear}:${targetYear}`;
+/** The finished run's full report, kept as long as its progress (read back with a `done` progress only). */
+export const rolloverResultKey = (sourceYear: string, targetYear: string) => `rollover:result:${sourceYear}:${targetYear}`;
+const KEEP_MS = 24 * 3600_000;
 
 export interface RolloverResult {
   success: true;
@@ -73,11 +76,13 @@ export async function rolloverDistrict(
   };
   const report = async (state: RolloverProgress['state'] = 'running') => {
     Object.assign(progress, { state, updatedAt: new Date().toISOString() });
-    await kv.set(rolloverProgressKey(sourceYear, targetYear), JSON.stringify(progress), 24 * 3600_000).catch(() => {});
+    await kv.set(rolloverProgressKey(sourceYear, targetYear), JSON.stringify(progress), KEEP_MS).catch(() => {});
     events.toUser(caller.auth.actor.id, 'rollover', { progress });
   };
 
   try {
+    // An earlier run's report never stands for this one.
+    await kv.delete(rolloverResultKey(sourceYear, targetYear));
     const settings = await ensureYearSettings(db, banks, targetYear);
     if (settings.archived) throw badRequest(`The ${targetYear} school year is archived`);
     const target: YearCopyTarget = {
@@ -170,6 +175,7 @@ export async function rolloverDistrict(
       });
     });
     events.accessChanged({ all: true });
+    await kv.set(rolloverResultKey(sourceYear, targetYear), JSON.stringify(result), KEEP_MS).catch(() => {});
     await report('done');
     return result;
   } catch (error) {
