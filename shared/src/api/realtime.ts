@@ -6,7 +6,7 @@ import { commentSchema, editorSchema, personSchema } from './forms.ts';
 import { notificationSchema } from './notifications.ts';
 import { rolloverProgressSchema } from './admin.ts';
 
-/** Payloads clients emit on /realtime (DESIGN.md section 6). */
+/** Payloads clients emit on /realtime (docs/collaboration.md). */
 /** `watch: true` follows the plan's events without being present on it (a dashboard). */
 export const planJoinSchema = z.object({
   formId: z.string().regex(ID_PATTERN),
@@ -16,7 +16,7 @@ export const planJoinSchema = z.object({
 export const planLeaveSchema = z.object({ formId: z.string().regex(ID_PATTERN) });
 export const presenceStepSchema = z.object({ formId: z.string().regex(ID_PATTERN), stepKey: z.string().regex(STEP_KEY_PATTERN).nullable() });
 
-// ---- Events the server emits (DESIGN.md section 6), as the web client reads them
+// ---- Events the server emits (docs/collaboration.md), as the web client reads them
 
 export const presenceEventSchema = z.object({ formId: z.string(), editors: z.array(editorSchema) });
 export type PresenceEvent = z.infer<typeof presenceEventSchema>;
