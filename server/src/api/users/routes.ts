@@ -10,7 +10,7 @@ import { presentUser } from '../../presenters/user.ts';
 import { presentAuditRecord } from '../../presenters/audit.ts';
 import type { Caller } from '../../domain/audit/recordAudit.ts';
 import { queryAuditLog } from '../../domain/audit/queryAuditLog.ts';
-import { listUsers } from '../../domain/users/listUsers.ts';
+import { listUserSchools, listUsers } from '../../domain/users/listUsers.ts';
 import { createUser } from '../../domain/users/createUser.ts';
 import { updateUser } from '../../domain/users/updateUser.ts';
 import { deleteUser } from '../../domain/users/deleteUser.ts';
@@ -27,6 +27,7 @@ import {
   permissionsSchema,
   updateUserSchema,
   type UserList,
+  type UserSchools,
 } from '@csp/shared/api/users';
 
 export function usersRoutes(services: Services): Router {
@@ -50,6 +51,11 @@ export function usersRoutes(services: Services): Router {
       page: query.page,
       limit: query.limit,
     } satisfies UserList;
+  });
+
+  router.get('/schools', async (ctx) => {
+    const { auth } = await admin(ctx, 'users');
+    ctx.body = { schools: await listUserSchools(services, auth.actor) } satisfies UserSchools;
   });
 
   router.post('/create', async (ctx) => {
