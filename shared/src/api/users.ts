@@ -125,9 +125,20 @@ export const auditLogListSchema = z.object({ logs: z.array(auditRecordSchema), t
 
 /** Answers of the users routes the admin page reads. */
 export const userWriteResponseSchema = z.object({ success: z.literal(true), user: userSchema });
-export const bulkResultSchema = z.object({ userId: z.string(), email: z.string().optional(), success: z.boolean(), error: z.string().optional(), level: z.number().int().optional() });
+export const bulkResultSchema = z.object({
+  userId: z.string(),
+  email: z.string().optional(),
+  success: z.boolean(),
+  error: z.string().optional(),
+  level: z.number().int().optional(),
+});
 export type BulkResult = z.infer<typeof bulkResultSchema>;
-export const bulkResponseSchema = z.object({ success: z.literal(true), action: z.enum(BULK_ACTIONS), results: z.array(bulkResultSchema), applied: z.number().int() });
+export const bulkResponseSchema = z.object({
+  success: z.literal(true),
+  action: z.enum(BULK_ACTIONS),
+  results: z.array(bulkResultSchema),
+  applied: z.number().int(),
+});
 export const importResultSchema = z.object({
   row: z.number().int(),
   email: z.string().nullable(),

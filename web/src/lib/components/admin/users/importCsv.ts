@@ -53,7 +53,11 @@ export interface ImportPreview {
   ignored: string[];
 }
 
-const normalise = (header: string) => header.trim().replace(/[\s_-]+/g, '').toLowerCase();
+const normalise = (header: string) =>
+  header
+    .trim()
+    .replace(/[\s_-]+/g, '')
+    .toLowerCase();
 const COLUMN_BY_KEY = Object.fromEntries(IMPORT_COLUMNS.map((column) => [column.toLowerCase(), column]));
 /** A cell a spreadsheet guarded against formula injection ('=…) is read back without the guard. */
 const unguard = (value: string) => (/^'[=+\-@]/.test(value) ? value.slice(1) : value);
