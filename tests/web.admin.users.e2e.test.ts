@@ -257,6 +257,21 @@ describe('the Users admin page in a real browser', () => {
     await searchFor(page, 'teacher.harbor@');
     await usersTable(page).getByText('teacher.harbor@example.org', { exact: true }).waitFor();
     await expectAccessible(page, 'the Users page');
+
+    // Keyboard alone: a row is selected with Space, a dialog opens with Enter and closes with Escape, focus comes back.
+    await page.getByRole('checkbox', { name: 'Select Samuel Okafor' }).focus();
+    await page.keyboard.press('Space');
+    await page.getByText('1 selected').waitFor();
+    await page.keyboard.press('Space');
+    await page.getByText('No users selected.').waitFor();
+    await page.getByRole('button', { name: 'Add user' }).focus();
+    await page.keyboard.press('Enter');
+    const addDialog = page.getByRole('dialog', { name: 'Add a user' });
+    await addDialog.waitFor();
+    await expect(addDialog.evaluate((dialog) => dialog.contains(document.activeElement))).resolves.toBe(true);
+    await page.keyboard.press('Escape');
+    await addDialog.waitFor({ state: 'hidden' });
+    await expect(page.getByRole('button', { name: 'Add user' }).evaluate((button) => button === document.activeElement)).resolves.toBe(true);
     for (const [button, dialogName] of [
       ['Add user', 'Add a user'],
       ['Edit Samuel Okafor', /^Edit /],
