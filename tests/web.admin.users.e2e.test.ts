@@ -6,6 +6,7 @@ import { startTestServer, type TestServer } from '../server/src/testing/testServ
 import { signIn } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
+import { waitFor } from './support/wait.ts';
 
 /** /admin/users in real Chromium: import, a principal's own school, bulk outcomes, filters, accessibility. */
 const HARBOR = 'Harbor View Academy';
@@ -239,6 +240,11 @@ describe('the Users admin page in a real browser', () => {
       .getByRole('row')
       .evaluateAll((rows) => rows.slice(1).map((row) => row.querySelectorAll('td')[2]?.textContent));
     expect(new Set(levels)).toEqual(new Set(['Principal (4)']));
+    // The view is in the address: a reload shows the same filtered list.
+    expect(new URL(page.url()).searchParams.get('level')).toBe('4');
+    await page.reload();
+    await page.getByRole('navigation', { name: 'Pages of users' }).getByText(`of ${principals} users`).waitFor();
+    await expect(page.getByRole('combobox', { name: 'Level', exact: true }).inputValue()).resolves.toBe('4');
 
     await page.getByRole('combobox', { name: 'Level', exact: true }).selectOption({ label: 'All levels' });
     await page.getByRole('combobox', { name: 'Sign-in' }).selectOption({ label: 'Never signed in' });
@@ -248,12 +254,26 @@ describe('the Users admin page in a real browser', () => {
     await usersTable(page).getByText('No users match these filters.').waitFor();
     await searchFor(page, 'teacher.harbor@');
     await usersTable(page).getByText('teacher.harbor@example.org', { exact: true }).waitFor();
+    // Back returns to the previous view (the search for superadmin@, which matched nobody).
+    await page.goBack();
+    await usersTable(page).getByText('No users match these filters.').waitFor();
+    await expect(page.getByRole('searchbox', { name: 'Name or e-mail' }).inputValue()).resolves.toBe('superadmin@');
+
+    // Sorting is the server's: the header button orders the whole list, not the page.
+    await page.getByRole('button', { name: 'Clear filters' }).click();
+    const firstLevel = usersTable(page).getByRole('row').nth(1).getByRole('cell').nth(2);
+    await usersTable(page).getByRole('button', { name: 'Level' }).click();
+    await page.waitForURL((url) => url.searchParams.get('sort') === 'level' && !url.searchParams.has('order'));
+    await waitFor('the lowest level first', async () => (await firstLevel.textContent()) === 'Staff (1)');
+    await usersTable(page).getByRole('button', { name: 'Level' }).click();
+    await page.waitForURL((url) => url.searchParams.get('order') === 'desc');
+    await waitFor('the highest level first', async () => (await firstLevel.textContent()) === 'Super Admin (5)');
     expect(errors).toEqual([]);
   });
 
   it('has no WCAG 2.1 A/AA violations on the page and its dialogs', async () => {
     const { page, errors } = people[0]!;
-    await page.getByRole('button', { name: 'Clear filters' }).click();
+    await page.goto(`${server.url}/admin/users`);
     await searchFor(page, 'teacher.harbor@');
     await usersTable(page).getByText('teacher.harbor@example.org', { exact: true }).waitFor();
     await expectAccessible(page, 'the Users page');

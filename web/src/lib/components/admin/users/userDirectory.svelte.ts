@@ -16,13 +16,75 @@ export interface FilterValues {
 
 export const NO_FILTERS: FilterValues = { q: '', schoolName: '', level: '', status: '', signIn: '' };
 
+/** What the list shows, kept in the address (so a view can be bookmarked, and Back returns to it). */
+export interface ListView {
+  filters: FilterValues;
+  page: number;
+  sorting: SortingState;
+}
+
 const isSort = (id: string): id is UserSort => (USER_SORTS as readonly string[]).includes(id);
+const oneOf = <T extends string>(value: string | null, allowed: readonly T[]): T | '' =>
+  (allowed as readonly string[]).includes(value ?? '') ? (value as T) : '';
+
+/** The view an address asks for; anything unknown in it is ignored. */
+export function readView(url: { searchParams: { get(name: string): string | null } }): ListView {
+  const params = url.searchParams;
+  const sort = params.get('sort') ?? '';
+  const page = Number(params.get('page'));
+  return {
+    filters: {
+      q: params.get('q') ?? '',
+      schoolName: params.get('school') ?? '',
+      level: oneOf(params.get('level'), ['1', '2', '3', '4', '5']),
+      status: oneOf(params.get('status'), ['active', 'inactive'] as const),
+      signIn: oneOf(params.get('signin'), ['never', 'signed-in'] as const),
+    },
+    page: Number.isInteger(page) && page > 1 ? page : 1,
+    sorting: isSort(sort) ? [{ id: sort, desc: params.get('order') === 'desc' }] : [],
+  };
+}
+
+/** The address of a view (only what differs from the default). */
+export function viewHref(pathname: string, view: ListView): string {
+  const { q, schoolName, level, status, signIn } = view.filters;
+  const [sort] = view.sorting;
+  const entries: [string, string][] = [
+    ['q', q.trim()],
+    ['school', schoolName],
+    ['level', level],
+    ['status', status],
+    ['signin', signIn],
+    ['sort', sort?.id ?? ''],
+    ['order', sort?.desc ? 'desc' : ''],
+    ['page', view.page > 1 ? String(view.page) : ''],
+  ];
+  const search = entries
+    .filter(([, value]) => value !== '')
+    .map(([key, value]) => `${key}=${encodeURIComponent(value)}`)
+    .join('&');
+  return search ? `${pathname}?${search}` : pathname;
+}
+
+/** The request for a view. */
+export function viewQuery(view: ListView): UserFilters {
+  const { q, schoolName, level, status, signIn } = view.filters;
+  const [sort] = view.sorting;
+  return {
+    q: q.trim() || undefined,
+    schoolName: schoolName || undefined,
+    level: level ? Number(level) : undefined,
+    active: status === '' ? undefined : status === 'active',
+    neverSignedIn: signIn === '' ? undefined : signIn === 'never',
+    sort: sort && isSort(sort.id) ? sort.id : undefined,
+    order: sort ? (sort.desc ? 'desc' : 'asc') : undefined,
+    page: view.page,
+    limit: PAGE_SIZE,
+  };
+}
 
 /** One page of the user list as the server filters, sorts and pages it; never the whole district. */
 export class UserDirectory {
-  filters = $state<FilterValues>({ ...NO_FILTERS });
-  page = $state(1);
-  sorting = $state<SortingState>([]);
   users = $state<User[]>([]);
   total = $state(0);
   /** True once a first page arrived. */
@@ -34,23 +96,6 @@ export class UserDirectory {
   /** Every user seen on any page, by id: names the selected rows and bulk outcomes on other pages. */
   known = $state<Record<string, User>>({});
 
-  /** The request the current state asks for (read inside an effect, so a change reloads). */
-  get query(): UserFilters {
-    const { q, schoolName, level, status, signIn } = this.filters;
-    const [sort] = this.sorting;
-    return {
-      q: q.trim() || undefined,
-      schoolName: schoolName || undefined,
-      level: level ? Number(level) : undefined,
-      active: status === '' ? undefined : status === 'active',
-      neverSignedIn: signIn === '' ? undefined : signIn === 'never',
-      sort: sort && isSort(sort.id) ? sort.id : undefined,
-      order: sort ? (sort.desc ? 'desc' : 'asc') : undefined,
-      page: this.page,
-      limit: PAGE_SIZE,
-    };
-  }
-
   async load(query: UserFilters, signal: AbortSignal): Promise<void> {
     this.loading = true;
     this.error = '';
@@ -60,20 +105,12 @@ export class UserDirectory {
       this.total = list.total;
       this.known = { ...this.known, ...Object.fromEntries(list.users.map((user) => [user._id, user])) };
       this.loaded = true;
-      // A page past the end (after deletes): go to the last page there is.
-      if (list.users.length === 0 && list.total > 0 && query.page > 1) this.page = Math.ceil(list.total / PAGE_SIZE);
     } catch (error) {
       if (signal.aborted) return;
       this.error = error instanceof ApiError ? error.message : 'The users could not be loaded.';
     } finally {
       if (!signal.aborted) this.loading = false;
     }
-  }
-
-  /** New filters start again at page 1. */
-  applyFilters(values: FilterValues): void {
-    this.filters = { ...values };
-    this.page = 1;
   }
 
   reload(): void {
