@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import { randomBytes } from 'node:crypto';
+import { currentSchoolYear } from '@csp/shared';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
 import { signIn } from '../server/src/testing/signIn.ts';
@@ -26,6 +27,8 @@ interface ListedUser {
   level: number;
   schoolName: string;
   isActive: boolean;
+  permissions: Record<string, boolean>;
+  assignedForms: { formId: string; permissions: string; sections: string[] }[];
 }
 
 /** The user with this e-mail as the API lists it to the Super Admin, or undefined. */
@@ -268,6 +271,38 @@ describe('the Users admin page in a real browser', () => {
     await usersTable(page).getByRole('button', { name: 'Level' }).click();
     await page.waitForURL((url) => url.searchParams.get('order') === 'desc');
     await waitFor('the highest level first', async () => (await firstLevel.textContent()) === 'Super Admin (5)');
+    expect(errors).toEqual([]);
+  });
+
+  it('sets a user’s permissions and shares a plan with them (and stops sharing) in the Access dialog', async () => {
+    const { page, errors } = people[0]!;
+    const year = currentSchoolYear();
+    const email = 'teacher.riverside@example.org';
+    await page.goto(`${server.url}/admin/users?q=${encodeURIComponent(email)}`);
+    await usersTable(page).getByText(email, { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'Access of Carlos Mendoza' }).click();
+    const dialog = page.getByRole('dialog', { name: 'Access of Carlos Mendoza' });
+    await dialog.getByRole('checkbox', { name: 'Can view plans shared with them' }).check();
+    await dialog.getByRole('button', { name: 'Save permissions' }).click();
+    await waitFor('the flag stored', async () => (await userByEmail(email))?.permissions.canViewPlans === true);
+
+    const plan = `${RIVERSIDE} ${year}`;
+    await dialog.getByRole('combobox', { name: `Share a plan of ${RIVERSIDE}` }).selectOption({ label: `${plan} (this year)` });
+    await dialog.getByRole('radio', { name: 'Edit' }).check();
+    await dialog.getByRole('button', { name: 'Share plan' }).click();
+    await dialog
+      .getByRole('listitem')
+      .filter({ hasText: `${plan} · can edit` })
+      .waitFor();
+    const shared = await userByEmail(email);
+    expect(shared?.assignedForms).toHaveLength(1);
+    expect(shared?.assignedForms[0]).toMatchObject({ permissions: 'edit', sections: [] });
+
+    await dialog.getByRole('button', { name: `Stop sharing ${plan}` }).click();
+    await dialog.getByText('No plan is shared with this person.').waitFor();
+    expect((await userByEmail(email))?.assignedForms).toEqual([]);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
     expect(errors).toEqual([]);
   });
 
