@@ -17,6 +17,8 @@ let server: TestServer;
 let browser: Browser;
 let adminApi: HttpClient;
 const people: Person[] = [];
+/** The teacher the principal adds and deactivates (its history is checked later). */
+let newTeacher = '';
 
 const fresh = (tag: string) => `${tag}.${randomBytes(4).toString('hex')}@example.org`;
 
@@ -154,6 +156,7 @@ describe('the Users admin page in a real browser', () => {
     await expect(form.getByRole('textbox', { name: 'School' }).inputValue()).resolves.toBe(HARBOR);
     await expect(form.getByRole('textbox', { name: 'School' }).getAttribute('readonly')).resolves.not.toBeNull();
     const teacher = fresh('new.teacher');
+    newTeacher = teacher;
     await form.getByRole('textbox', { name: 'Name' }).fill('Nina New');
     await form.getByRole('textbox', { name: 'E-mail' }).fill(teacher);
     await form.getByRole('combobox', { name: 'Level' }).selectOption({ label: 'Staff (1)' });
@@ -301,6 +304,22 @@ describe('the Users admin page in a real browser', () => {
     await dialog.getByRole('button', { name: `Stop sharing ${plan}` }).click();
     await dialog.getByText('No plan is shared with this person.').waitFor();
     expect((await userByEmail(email))?.assignedForms).toEqual([]);
+    await page.keyboard.press('Escape');
+    await dialog.waitFor({ state: 'hidden' });
+    expect(errors).toEqual([]);
+  });
+
+  it('shows a Super Admin a user’s history, with the bulk action that touched the user among others', async () => {
+    const { page, errors } = people[0]!;
+    await page.goto(`${server.url}/admin/users?q=${encodeURIComponent(newTeacher)}`);
+    await usersTable(page).getByText(newTeacher, { exact: true }).waitFor();
+    await page.getByRole('button', { name: 'History of Nina New' }).click();
+    const dialog = page.getByRole('dialog', { name: 'History of Nina New' });
+    const changes = dialog.getByRole('region', { name: 'Changes to Nina New' });
+    const bulkRow = changes.getByRole('row').filter({ hasText: 'user.bulk.deactivate' });
+    await bulkRow.getByText('principal.harbor@example.org').waitFor();
+    await bulkRow.getByText('isActive: true → false').waitFor();
+    await changes.getByRole('row').filter({ hasText: 'user.create' }).waitFor();
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     expect(errors).toEqual([]);

@@ -205,6 +205,8 @@ describe('responses and realtime events parse with the shared schemas', () => {
     expect(imported.results.map((result) => result.status)).toEqual(['updated', 'error']);
     const logs = conforms(auditLogListSchema, await ok(admin.get(`/api/users/audit-logs?targetType=user&targetId=${user._id}`)), 'audit log');
     expect(logs.logs.length).toBeGreaterThan(0);
+    const trail = conforms(auditLogListSchema, await ok(admin.get(`/api/users/${user._id}/audit`)), 'user trail');
+    expect(trail.logs.map((log) => log.action)).toContain('user.bulk.deactivate');
   });
 
   it('GET /api/auth/session, also while a Super Admin previews a demo user', async () => {

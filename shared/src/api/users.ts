@@ -108,7 +108,10 @@ export type UserList = z.infer<typeof userListSchema>;
 export const userSchoolsSchema = z.object({ schools: z.array(z.string()) });
 export type UserSchools = z.infer<typeof userSchoolsSchema>;
 
-/** One audit record as `GET /api/users/audit-logs` shows it. */
+/** `GET /api/users/:id/audit`: the user's own trail, paged. */
+export const userAuditQuerySchema = pagingSchema;
+
+/** One audit record as `GET /api/users/audit-logs` (and a user's trail) shows it. */
 export const auditRecordSchema = z.object({
   _id: z.string(),
   actorId: z.string().nullable(),

@@ -17,6 +17,7 @@ import { deleteUser } from '../../domain/users/deleteUser.ts';
 import { applyBulkAction } from '../../domain/users/applyBulkAction.ts';
 import { importUsers } from '../../domain/users/importUsers.ts';
 import { setUserPermissions } from '../../domain/users/setUserPermissions.ts';
+import { userAuditTrail } from '../../domain/users/userAuditTrail.ts';
 import {
   auditLogQuerySchema,
   bulkActionSchema,
@@ -25,6 +26,7 @@ import {
   deleteUserSchema,
   listUsersQuerySchema,
   permissionsSchema,
+  userAuditQuerySchema,
   updateUserSchema,
   type UserList,
   type UserSchools,
@@ -97,6 +99,14 @@ export function usersRoutes(services: Services): Router {
     const userId = pathId(ctx.params.id, 'User not found');
     const { permissions } = parse(permissionsSchema, ctx.request.body);
     ctx.body = { success: true, user: presentUser(await setUserPermissions(services, caller, userId, permissions)) };
+  });
+
+  router.get('/:id/audit', async (ctx) => {
+    await admin(ctx, 'users', 5);
+    const userId = pathId(ctx.params.id, 'User not found');
+    const query = parse(userAuditQuerySchema, ctx.query);
+    const { rows, total } = await userAuditTrail(services, userId, query);
+    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit };
   });
 
   router.get('/audit-logs', async (ctx) => {

@@ -55,6 +55,10 @@ export const usersApi = {
   import: (users: Record<string, unknown>[]) => request('POST', '/api/users/bulk-import', importResponseSchema, { users }),
   setPermissions: (userId: string, permissions: Partial<Record<CollaborationFlag, boolean>>) =>
     request('PUT', `/api/users/${userId}/permissions`, userWriteResponseSchema, { permissions }),
+  /** The user's own trail: changes to the user, and bulk actions and imports that touched the user. */
+  userTrail: (userId: string, paging: { page: number; limit: number }, signal?: AbortSignal) =>
+    request('GET', `/api/users/${userId}/audit${query(paging)}`, auditLogListSchema, undefined, signal),
+  /** Audit records by a filter of the audit-log route (here: what a user did, by `actorId`). */
   auditTrail: (filter: { targetId?: string; actorId?: string; page: number; limit: number }, signal?: AbortSignal) =>
     request('GET', `/api/users/audit-logs${query({ targetType: filter.targetId ? 'user' : undefined, ...filter })}`, auditLogListSchema, undefined, signal),
   /** Plans the caller can see (a Super Admin: the district's; a principal: the own school's), to share with a user. */
