@@ -183,7 +183,7 @@ describe('the Users admin page in a real browser', () => {
     await page.getByRole('status').filter({ hasText: 'Deactivate: 1 of 1 applied.' }).waitFor();
     await page
       .getByRole('listitem')
-      .filter({ hasText: `${teacher}: done` })
+      .filter({ hasText: `Nina New (${teacher}): done` })
       .waitFor();
     expect(await userByEmail(teacher)).toMatchObject({ isActive: false });
     await usersTable(page)
@@ -212,9 +212,12 @@ describe('the Users admin page in a real browser', () => {
     await page.getByRole('status').filter({ hasText: 'Level up: 1 of 2 applied, 1 refused.' }).waitFor();
     await page
       .getByRole('listitem')
-      .filter({ hasText: `${target}: done (now Coordinator)` })
+      .filter({ hasText: `Bo Bulk (${target}): done (now Coordinator)` })
       .waitFor();
-    await page.getByRole('listitem').filter({ hasText: 'refused, You cannot change your own account' }).waitFor();
+    await page
+      .getByRole('listitem')
+      .filter({ hasText: 'Elena Rodriguez (principal.harbor@example.org): refused, You cannot change your own account' })
+      .waitFor();
     expect(await userByEmail(target)).toMatchObject({ level: 2 });
 
     // Delete asks first; cancelling changes nothing, confirming deletes.
