@@ -22,7 +22,14 @@ import {
   reviewFlagResponseSchema,
   stepResponseSchema,
 } from '@csp/shared/api/forms';
-import { userListSchema } from '@csp/shared/api/users';
+import {
+  auditLogListSchema,
+  bulkResponseSchema,
+  importResponseSchema,
+  userListSchema,
+  userSchoolsSchema,
+  userWriteResponseSchema,
+} from '@csp/shared/api/users';
 import { sessionSchema } from '@csp/shared/api/auth';
 import { notificationListSchema } from '@csp/shared/api/notifications';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
@@ -180,6 +187,30 @@ describe('responses and realtime events parse with the shared schemas', () => {
     expect(all.users.map((user) => user.email)).toContain(PRINCIPAL_HARBOR);
     expect(all.users.every((user) => Array.isArray(user.assignedForms))).toBe(true);
     conforms(userListSchema, await ok(principal.get('/api/users')), 'users (principal)');
+  });
+
+  it('the users admin routes: schools, create, update, permissions, bulk, import, audit log', async () => {
+    conforms(userSchoolsSchema, await ok(admin.get('/api/users/schools')), 'user schools');
+    const email = `responses.${Date.now()}@example.org`;
+    const { user } = conforms(
+      userWriteResponseSchema,
+      await ok(principal.post('/api/users/create', { name: 'Rae Response', email, level: 1, schoolName: HARBOR })),
+      'user create',
+    );
+    expect(user.lastSignedInAt).toBeNull();
+    conforms(userWriteResponseSchema, await ok(principal.put('/api/users', { userId: user._id, title: 'Teacher' })), 'user update');
+    conforms(userWriteResponseSchema, await ok(principal.put(`/api/users/${user._id}/permissions`, { permissions: { canViewPlans: true } })), 'permissions');
+    conforms(bulkResponseSchema, await ok(principal.post('/api/users/bulk', { userIds: [user._id, 'f'.repeat(24)], action: 'deactivate' })), 'bulk');
+    const imported = conforms(
+      importResponseSchema,
+      await ok(admin.post('/api/users/bulk-import', { users: [{ name: 'Rae Response', email, level: 2, schoolName: HARBOR }, { email: 'nope' }] })),
+      'import',
+    );
+    expect(imported.results.map((result) => result.status)).toEqual(['updated', 'error']);
+    const logs = conforms(auditLogListSchema, await ok(admin.get(`/api/users/audit-logs?targetType=user&targetId=${user._id}`)), 'audit log');
+    expect(logs.logs.length).toBeGreaterThan(0);
+    const trail = conforms(auditLogListSchema, await ok(admin.get(`/api/users/${user._id}/audit`)), 'user trail');
+    expect(trail.logs.map((log) => log.action)).toContain('user.bulk.deactivate');
   });
 
   it('GET /api/auth/session, also while a Super Admin previews a demo user', async () => {

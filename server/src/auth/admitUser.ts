@@ -15,3 +15,8 @@ export async function admitUser({ storage, config }: Services, email: string): P
   if (user.isDemo) return { refused: 'demo' };
   return { user };
 }
+
+/** Notes a completed sign-in on the user's record (the admin list's "never signed in" reads it). */
+export async function recordSignIn({ storage }: Services, userId: string): Promise<void> {
+  await storage.db.update(users).set({ lastSignedInAt: new Date() }).where(eq(users.id, userId));
+}

@@ -20,6 +20,7 @@ export function presentUser(user: UserRow, assignedForms?: AssignedForm[]): User
     isDemo: user.isDemo,
     permissions: user.permissions,
     ...(assignedForms ? { assignedForms } : {}),
+    lastSignedInAt: user.lastSignedInAt?.toISOString() ?? null,
     createdAt: user.createdAt.toISOString(),
     updatedAt: user.updatedAt.toISOString(),
   };

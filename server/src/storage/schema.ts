@@ -42,6 +42,8 @@ export const users = pgTable(
     /** Demo users never sign in; a Super Admin previews the application as one. */
     isDemo: boolean('is_demo').notNull().default(false),
     permissions: jsonb('permissions').$type<Record<string, boolean>>().notNull().default({}),
+    /** Set at each completed sign-in; null for someone who has never signed in. */
+    lastSignedInAt: timestamp('last_signed_in_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },

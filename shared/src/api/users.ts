@@ -1,14 +1,30 @@
 import { z } from 'zod';
 import { COLLABORATION_FLAGS } from '../roles.ts';
-import { emailSchema, idSchema, levelSchema, pagingSchema, schoolNameSchema } from './common.ts';
+import { emailSchema, idSchema, levelSchema, nullableIsoTimeSchema, pagingSchema, schoolNameSchema } from './common.ts';
 
 const nameSchema = z.string().trim().min(1).max(200);
 const titleSchema = z.string().trim().max(200);
 
+/** A yes/no query parameter: only `true` or `false`. */
+const flagParam = z.enum(['true', 'false'], 'must be true or false').transform((value) => value === 'true');
+
+/** Columns the user list sorts by (`sort`), ascending unless `order=desc`. */
+export const USER_SORTS = ['name', 'email', 'level', 'schoolName', 'isActive', 'lastSignedInAt', 'createdAt'] as const;
+export type UserSort = (typeof USER_SORTS)[number];
+
 export const listUsersQuerySchema = pagingSchema.extend({
   schoolName: z.string().max(200).optional(),
   q: z.string().max(200).optional(),
+  /** Only users at this level (1 to 5). */
+  level: z.coerce.number().int('must be a level from 1 to 5').min(1, 'must be a level from 1 to 5').max(5, 'must be a level from 1 to 5').optional(),
+  /** `true`: active users only; `false`: deactivated users only. */
+  active: flagParam.optional(),
+  /** `true`: users who have never signed in; `false`: users who have. */
+  neverSignedIn: flagParam.optional(),
+  sort: z.enum(USER_SORTS, `must be one of ${USER_SORTS.join(', ')}`).optional(),
+  order: z.enum(['asc', 'desc'], 'must be asc or desc').default('asc'),
 });
+export type ListUsersQuery = z.infer<typeof listUsersQuerySchema>;
 
 export const createUserSchema = z.strictObject({
   name: nameSchema,
@@ -78,6 +94,8 @@ export const userSchema = z.object({
   isDemo: z.boolean(),
   permissions: z.record(z.string(), z.boolean()),
   assignedForms: z.array(assignedFormSchema).optional(),
+  /** When the user last signed in; null when never. */
+  lastSignedInAt: nullableIsoTimeSchema.optional(),
   createdAt: z.string(),
   updatedAt: z.string(),
 });
@@ -85,3 +103,56 @@ export type User = z.infer<typeof userSchema>;
 
 export const userListSchema = z.object({ users: z.array(userSchema), total: z.number().int(), page: z.number().int(), limit: z.number().int() });
 export type UserList = z.infer<typeof userListSchema>;
+
+/** Schools an administrator may filter the user list by (a principal: the own school). */
+export const userSchoolsSchema = z.object({ schools: z.array(z.string()) });
+export type UserSchools = z.infer<typeof userSchoolsSchema>;
+
+/** `GET /api/users/:id/audit`: the user's own trail, paged. */
+export const userAuditQuerySchema = pagingSchema;
+
+/** One audit record as `GET /api/users/audit-logs` (and a user's trail) shows it. */
+export const auditRecordSchema = z.object({
+  _id: z.string(),
+  actorId: z.string().nullable(),
+  actorEmail: z.string().nullable(),
+  action: z.string(),
+  targetType: z.string(),
+  targetId: z.string().nullable(),
+  summary: z.unknown(),
+  ip: z.string().nullable(),
+  createdAt: z.string(),
+});
+export type AuditRecord = z.infer<typeof auditRecordSchema>;
+export const auditLogListSchema = z.object({ logs: z.array(auditRecordSchema), total: z.number().int(), page: z.number().int(), limit: z.number().int() });
+
+/** Answers of the users routes the admin page reads. */
+export const userWriteResponseSchema = z.object({ success: z.literal(true), user: userSchema });
+export const bulkResultSchema = z.object({
+  userId: z.string(),
+  email: z.string().optional(),
+  success: z.boolean(),
+  error: z.string().optional(),
+  level: z.number().int().optional(),
+});
+export type BulkResult = z.infer<typeof bulkResultSchema>;
+export const bulkResponseSchema = z.object({
+  success: z.literal(true),
+  action: z.enum(BULK_ACTIONS),
+  results: z.array(bulkResultSchema),
+  applied: z.number().int(),
+});
+export const importResultSchema = z.object({
+  row: z.number().int(),
+  email: z.string().nullable(),
+  status: z.enum(['created', 'updated', 'error']),
+  error: z.string().optional(),
+});
+export type ImportResult = z.infer<typeof importResultSchema>;
+export const importResponseSchema = z.object({
+  success: z.literal(true),
+  results: z.array(importResultSchema),
+  created: z.number().int(),
+  updated: z.number().int(),
+  errors: z.number().int(),
+});

@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import type { OidcClient } from '../../auth/oidcClient.ts';
-import { admitUser } from '../../auth/admitUser.ts';
+import { admitUser, recordSignIn } from '../../auth/admitUser.ts';
 import { authOf } from '../../auth/gate.ts';
 import { SESSION_COOKIE, createSession, invalidateSession, setPreviewUser } from '../../auth/sessions.ts';
 import { HttpError, badRequest, forbidden, notFound, unauthorized } from '../../http/errors.ts';
@@ -68,6 +68,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
     const admitted = await admitUser(services, email);
     if ('refused' in admitted) return toLogin(ctx, admitted.refused);
     const session = await createSession(services, admitted.user.id);
+    await recordSignIn(services, admitted.user.id);
     ctx.cookies.set(SESSION_COOKIE, session.token, { httpOnly: true, sameSite: 'lax', secure, path: '/', expires: session.expiresAt });
     ctx.redirect(checks.data.callbackUrl);
   });

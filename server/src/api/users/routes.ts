@@ -10,13 +10,14 @@ import { presentUser } from '../../presenters/user.ts';
 import { presentAuditRecord } from '../../presenters/audit.ts';
 import type { Caller } from '../../domain/audit/recordAudit.ts';
 import { queryAuditLog } from '../../domain/audit/queryAuditLog.ts';
-import { listUsers } from '../../domain/users/listUsers.ts';
+import { listUserSchools, listUsers } from '../../domain/users/listUsers.ts';
 import { createUser } from '../../domain/users/createUser.ts';
 import { updateUser } from '../../domain/users/updateUser.ts';
 import { deleteUser } from '../../domain/users/deleteUser.ts';
 import { applyBulkAction } from '../../domain/users/applyBulkAction.ts';
 import { importUsers } from '../../domain/users/importUsers.ts';
 import { setUserPermissions } from '../../domain/users/setUserPermissions.ts';
+import { userAuditTrail } from '../../domain/users/userAuditTrail.ts';
 import {
   auditLogQuerySchema,
   bulkActionSchema,
@@ -25,8 +26,10 @@ import {
   deleteUserSchema,
   listUsersQuerySchema,
   permissionsSchema,
+  userAuditQuerySchema,
   updateUserSchema,
   type UserList,
+  type UserSchools,
 } from '@csp/shared/api/users';
 
 export function usersRoutes(services: Services): Router {
@@ -50,6 +53,11 @@ export function usersRoutes(services: Services): Router {
       page: query.page,
       limit: query.limit,
     } satisfies UserList;
+  });
+
+  router.get('/schools', async (ctx) => {
+    const { auth } = await admin(ctx, 'users');
+    ctx.body = { schools: await listUserSchools(services, auth.actor) } satisfies UserSchools;
   });
 
   router.post('/create', async (ctx) => {
@@ -91,6 +99,14 @@ export function usersRoutes(services: Services): Router {
     const userId = pathId(ctx.params.id, 'User not found');
     const { permissions } = parse(permissionsSchema, ctx.request.body);
     ctx.body = { success: true, user: presentUser(await setUserPermissions(services, caller, userId, permissions)) };
+  });
+
+  router.get('/:id/audit', async (ctx) => {
+    await admin(ctx, 'users', 5);
+    const userId = pathId(ctx.params.id, 'User not found');
+    const query = parse(userAuditQuerySchema, ctx.query);
+    const { rows, total } = await userAuditTrail(services, userId, query);
+    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit };
   });
 
   router.get('/audit-logs', async (ctx) => {

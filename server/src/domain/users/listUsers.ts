@@ -1,34 +1,70 @@
-import { and, asc, eq, ilike, inArray, lt, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, desc, eq, ilike, inArray, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { planShares, users } from '../../storage/schema.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import type { AssignedForm } from '../../presenters/user.ts';
+import type { UserSort } from '@csp/shared/api/users';
 
 export interface UserListing {
   users: { user: UserRow; assignedForms: AssignedForm[] }[];
   total: number;
 }
 
-/** The users an administrator sees (everyone for a Super Admin; own school below 5 for a principal), paged. */
-export async function listUsers(
-  { storage }: Services,
-  actor: UserRow,
-  query: { page: number; limit: number; schoolName?: string | undefined; q?: string | undefined },
-): Promise<UserListing> {
-  const filters: SQL[] = [];
-  if (actor.level < 5) filters.push(eq(users.schoolName, actor.schoolName), lt(users.level, 5));
+export interface UserListQuery {
+  page: number;
+  limit: number;
+  schoolName?: string | undefined;
+  q?: string | undefined;
+  level?: number | undefined;
+  active?: boolean | undefined;
+  neverSignedIn?: boolean | undefined;
+  sort?: UserSort | undefined;
+  order?: 'asc' | 'desc' | undefined;
+}
+
+/** Who an administrator may see at all: everyone for a Super Admin; own school below 5 for a principal. */
+function scopeOf(actor: UserRow): SQL[] {
+  return actor.level < 5 ? [eq(users.schoolName, actor.schoolName), lt(users.level, 5)] : [];
+}
+
+const SORT_COLUMNS = {
+  name: users.name,
+  email: users.email,
+  level: users.level,
+  schoolName: users.schoolName,
+  isActive: users.isActive,
+  lastSignedInAt: users.lastSignedInAt,
+  createdAt: users.createdAt,
+} as const;
+
+/** The users an administrator sees, filtered inside that scope (filters only narrow it), paged. */
+export async function listUsers({ storage }: Services, actor: UserRow, query: UserListQuery): Promise<UserListing> {
+  const filters: SQL[] = scopeOf(actor);
   if (query.schoolName) filters.push(eq(users.schoolName, query.schoolName));
   if (query.q) {
     const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
     filters.push(or(ilike(users.email, pattern), ilike(users.name, pattern))!);
   }
+  if (query.level !== undefined) filters.push(eq(users.level, query.level));
+  if (query.active !== undefined) filters.push(eq(users.isActive, query.active));
+  if (query.neverSignedIn !== undefined) filters.push(query.neverSignedIn ? isNull(users.lastSignedInAt) : isNotNull(users.lastSignedInAt));
   const where = filters.length ? and(...filters) : undefined;
+  const direction = query.order === 'desc' ? desc : asc;
+  // Never-signed-in users sort as the oldest sign-ins; e-mail (unique) makes every order total, so pages never overlap.
+  const order = query.sort
+    ? [
+        query.sort === 'lastSignedInAt'
+          ? sql`${users.lastSignedInAt} ${sql.raw(query.order === 'desc' ? 'desc nulls last' : 'asc nulls first')}`
+          : direction(SORT_COLUMNS[query.sort]),
+        asc(users.email),
+      ]
+    : [asc(users.schoolName), asc(users.email)];
   const [rows, [count]] = await Promise.all([
     storage.db
       .select()
       .from(users)
       .where(where)
-      .orderBy(asc(users.schoolName), asc(users.email))
+      .orderBy(...order)
       .limit(query.limit)
       .offset((query.page - 1) * query.limit),
     storage.db
@@ -56,4 +92,11 @@ export async function listUsers(
         .map((share) => ({ formId: share.formId, permissions: share.permission, sections: share.sections })),
     })),
   };
+}
+
+/** The schools an administrator may filter by: every school with users for a Super Admin, the own school for a principal. */
+export async function listUserSchools({ storage }: Services, actor: UserRow): Promise<string[]> {
+  if (actor.level < 5) return [actor.schoolName];
+  const rows = await storage.db.selectDistinct({ schoolName: users.schoolName }).from(users).orderBy(asc(users.schoolName));
+  return rows.map((row) => row.schoolName).filter((name) => name !== '');
 }
