@@ -2,6 +2,7 @@ import { and, desc, isNotNull, max, sql } from 'drizzle-orm';
 import type { AuditActor } from '@csp/shared/api/audit';
 import type { Database } from '../../storage/database.ts';
 import { auditLogs } from '../../storage/schema.ts';
+import { containsPattern } from '../../storage/likePattern.ts';
 
 export const ACTOR_MATCHES = 20;
 
@@ -11,7 +12,7 @@ export const ACTOR_MATCHES = 20;
  * the e-mail.
  */
 export async function searchAuditActors(db: Database, text: string): Promise<AuditActor[]> {
-  const pattern = `%${text.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+  const pattern = containsPattern(text.toLowerCase());
   const rows = await db
     .select({ actorId: auditLogs.actorId, actorEmail: auditLogs.actorEmail, records: sql<number>`count(*)::int` })
     .from(auditLogs)

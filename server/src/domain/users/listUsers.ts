@@ -4,6 +4,7 @@ import { planShares, users } from '../../storage/schema.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import type { AssignedForm } from '../../presenters/user.ts';
 import type { UserSort } from '@csp/shared/api/users';
+import { containsPattern } from '../../storage/likePattern.ts';
 
 export interface UserListing {
   users: { user: UserRow; assignedForms: AssignedForm[] }[];
@@ -42,7 +43,7 @@ export async function listUsers({ storage }: Services, actor: UserRow, query: Us
   const filters: SQL[] = scopeOf(actor);
   if (query.schoolName) filters.push(eq(users.schoolName, query.schoolName));
   if (query.q) {
-    const pattern = `%${query.q.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+    const pattern = containsPattern(query.q);
     filters.push(or(ilike(users.email, pattern), ilike(users.name, pattern))!);
   }
   if (query.level !== undefined) filters.push(eq(users.level, query.level));
