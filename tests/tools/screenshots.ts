@@ -1,7 +1,7 @@
 /**
  * The README's screenshots: a fresh demo server, the Harbor principal and assistant principal in
  * the same step of the same plan (presence, a shared answer, a lock), the plan overview and a
- * phone-width view, both dashboards and the public home page. Run with `pnpm --filter @csp/tests run screenshots`; writes docs/screenshots/.
+ * phone-width view, both dashboards, the public home page and each admin page. Run with `pnpm --filter @csp/tests run screenshots`; writes docs/screenshots/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -67,6 +67,22 @@ try {
   await admin.page.getByRole('table', { name: /Plans by status/ }).waitFor();
   await admin.page.waitForTimeout(500);
   await admin.page.screenshot({ path: path.join(out, 'dashboard-superadmin.png'), fullPage: true });
+
+  // The admin area, one page each, as a Super Admin sees it.
+  const adminPages: [string, string, RegExp][] = [
+    ['/admin/plans', 'admin-plans.png', /Actions for Harbor View Academy/],
+    ['/admin/users', 'admin-users.png', /Select Elena Rodriguez|Elena Rodriguez/],
+    ['/admin/school-years', 'admin-school-years.png', /Roll over/],
+    ['/admin/question-bank', 'admin-question-bank.png', /Add a question/],
+    ['/admin/audit-log', 'admin-audit-log.png', /Apply filters/],
+    ['/admin/system', 'admin-system.png', /Refresh/],
+  ];
+  for (const [adminPath, file, ready] of adminPages) {
+    await admin.page.goto(`${server.url}${adminPath}`);
+    await admin.page.getByRole('button', { name: ready }).first().waitFor();
+    await admin.page.waitForTimeout(400);
+    await admin.page.screenshot({ path: path.join(out, file), fullPage: true });
+  }
 
   const visitor = await newContext(browser, { viewport: { width: 1280, height: 860 } });
   const home = await visitor.newPage();
