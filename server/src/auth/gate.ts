@@ -1,6 +1,6 @@
 import type { Context, Middleware } from 'koa';
 import type { Services } from '../services.ts';
-import { forbidden, unauthorized } from '../http/errors.ts';
+import { forbidden, unauthenticated } from '../errors.ts';
 import { SESSION_COOKIE, validateSessionToken, type Auth } from './sessions.ts';
 
 declare module 'koa' {
@@ -46,7 +46,7 @@ export function accessGate(services: Services): Middleware {
       const auth = await validateSessionToken(services, token);
       if (auth) ctx.state.auth = auth;
     }
-    if (!ctx.state.auth && !isPublic(ctx.method, ctx.path)) throw unauthorized();
+    if (!ctx.state.auth && !isPublic(ctx.method, ctx.path)) throw unauthenticated();
     return next();
   };
 }
@@ -54,6 +54,6 @@ export function accessGate(services: Services): Middleware {
 /** The caller's session; private routes only run behind the gate, so it is always there. */
 export function authOf(ctx: Context): Auth {
   const auth = ctx.state.auth;
-  if (!auth) throw unauthorized();
+  if (!auth) throw unauthenticated();
   return auth;
 }

@@ -7,7 +7,7 @@ import type { OidcClient } from '../auth/oidcClient.ts';
 import { accessGate, sameOriginGuard } from '../auth/gate.ts';
 import { DEV_IDP_PATH } from '../auth/devIdentityProvider.ts';
 import { errorEnvelope, requestLog } from './middleware.ts';
-import { HttpError, badRequest, notFound } from './errors.ts';
+import { AppError, invalidInput, notFound } from '../errors.ts';
 import { assertShallow } from './validate.ts';
 import { spaMiddleware } from './static.ts';
 import { healthRoutes } from '../api/health/routes.ts';
@@ -104,7 +104,10 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
     if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
       // A method no route of this path takes (also one no route takes at all, such as PROPFIND): 405 with Allow.
       if (!ctx.response.get('Allow')) throw notFound(`No route for ${ctx.method} ${ctx.path}`);
-      throw new HttpError(405, 'Method Not Allowed', {}, { Allow: ctx.response.get('Allow') });
+      // An HTTP matter, not a domain one: answered here rather than thrown.
+      ctx.status = 405;
+      ctx.body = { error: 'Method Not Allowed' };
+      return;
     }
     if (ctx.status === 404 && ctx.body == null) throw notFound(`No route for ${ctx.method} ${ctx.path}`);
   });
@@ -129,8 +132,8 @@ function readBody(body: Middleware): Middleware {
       });
     } catch (error) {
       const status = (error as { status?: number }).status;
-      if (read || error instanceof HttpError || (status !== undefined && status >= 400 && status < 500)) throw error;
-      throw badRequest('The request body could not be read (check its Content-Encoding)');
+      if (read || error instanceof AppError || (status !== undefined && status >= 400 && status < 500)) throw error;
+      throw invalidInput('The request body could not be read (check its Content-Encoding)');
     }
   };
 }

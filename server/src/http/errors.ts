@@ -1,21 +1,14 @@
-/** An error that becomes a JSON response `{ error, ...extra }` with its status. */
-export class HttpError extends Error {
-  readonly status: number;
-  readonly extra: Record<string, unknown>;
-  readonly headers: Record<string, string>;
+import type { AppError, ErrorKind } from '../errors.ts';
 
-  constructor(status: number, message: string, extra: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-    super(message);
-    this.status = status;
-    this.extra = extra;
-    this.headers = headers;
-  }
-}
+/** The one place a domain error becomes an HTTP status. */
+const STATUS_OF: Record<ErrorKind, number> = {
+  invalid: 400,
+  unauthenticated: 401,
+  forbidden: 403,
+  'not-found': 404,
+  conflict: 409,
+  locked: 423,
+  'too-many-requests': 429,
+};
 
-export const badRequest = (message: string, extra?: Record<string, unknown>) => new HttpError(400, message, extra);
-export const unauthorized = (message = 'Unauthorized') => new HttpError(401, message);
-export const forbidden = (message = 'Access denied') => new HttpError(403, message);
-export const notFound = (message = 'Not found') => new HttpError(404, message);
-export const conflict = (message: string, extra?: Record<string, unknown>) => new HttpError(409, message, extra);
-export const tooManyRequests = (retryAfterSeconds: number) =>
-  new HttpError(429, 'Too many requests', {}, { 'Retry-After': String(Math.max(1, Math.ceil(retryAfterSeconds))) });
+export const statusOf = (error: AppError): number => STATUS_OF[error.kind];

@@ -2,7 +2,8 @@ import { STATUS_CODES } from 'node:http';
 import type { Middleware } from 'koa';
 import type { Logger } from '../logger.ts';
 import { StoreUnavailableError } from '../kv/index.ts';
-import { HttpError } from './errors.ts';
+import { AppError } from '../errors.ts';
+import { statusOf } from './errors.ts';
 
 interface StatusError {
   status?: number;
@@ -29,9 +30,9 @@ export function errorEnvelope(logger: Logger): Middleware {
     try {
       await next();
     } catch (caught) {
-      if (caught instanceof HttpError) {
-        ctx.status = caught.status;
-        ctx.set(caught.headers);
+      if (caught instanceof AppError) {
+        ctx.status = statusOf(caught);
+        if (caught.retryAfterSeconds !== undefined) ctx.set('Retry-After', String(caught.retryAfterSeconds));
         ctx.body = { error: caught.message, ...caught.extra };
         return;
       }

@@ -10,7 +10,8 @@ import { createLogger } from '../logger.ts';
 import { createSession, SESSION_COOKIE } from '../auth/sessions.ts';
 import { plans, users } from '../storage/schema.ts';
 import { newId } from '../storage/ids.ts';
-import { HttpError } from './errors.ts';
+import { AppError } from '../errors.ts';
+import { statusOf } from './errors.ts';
 import { LIMITS, RateLimits, type LimitName } from './rateLimits.ts';
 
 const logger = createLogger('silent');
@@ -36,11 +37,11 @@ async function expectTooManyRequests(promise: Promise<unknown>, retryAfterSecond
     () => null,
     (caught: unknown) => caught,
   );
-  expect(error, 'expected a 429').toBeInstanceOf(HttpError);
-  const httpError = error as HttpError;
-  expect(httpError.status).toBe(429);
-  expect(httpError.message).toBe('Too many requests');
-  expect(httpError.headers['Retry-After']).toBe(String(retryAfterSeconds));
+  expect(error, 'expected a 429').toBeInstanceOf(AppError);
+  const refusal = error as AppError;
+  expect(statusOf(refusal)).toBe(429);
+  expect(refusal.message).toBe('Too many requests');
+  expect(refusal.retryAfterSeconds).toBe(retryAfterSeconds);
 }
 
 function expectTooManyResponse(response: { status: number; body: unknown; headers: Headers }): void {

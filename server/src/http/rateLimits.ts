@@ -2,7 +2,7 @@ import { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, type RateLimiterAb
 import type { KeyValueStore } from '../kv/index.ts';
 import { RedisStore } from '../kv/redis.ts';
 import type { Logger } from '../logger.ts';
-import { tooManyRequests } from './errors.ts';
+import { tooManyRequests } from '../errors.ts';
 
 interface Limit {
   /** Key prefix in the shared store: `rl:<name>:<key>`. */

@@ -1,6 +1,6 @@
 import type { z } from 'zod';
 import { isId } from '../storage/ids.ts';
-import { HttpError, notFound } from './errors.ts';
+import { invalidInput, notFound } from '../errors.ts';
 
 /** No payload of this API nests deeper; anything deeper is refused before any recursive walk. */
 export const MAX_INPUT_DEPTH = 64;
@@ -11,7 +11,7 @@ export function assertShallow(input: unknown): void {
   while (pending.length > 0) {
     const [value, depth] = pending.pop()!;
     if (value === null || typeof value !== 'object') continue;
-    if (depth >= MAX_INPUT_DEPTH) throw new HttpError(400, `Invalid request: nested more than ${MAX_INPUT_DEPTH} levels deep`);
+    if (depth >= MAX_INPUT_DEPTH) throw invalidInput(`Invalid request: nested more than ${MAX_INPUT_DEPTH} levels deep`);
     for (const item of Array.isArray(value) ? value : Object.values(value)) if (item !== null && typeof item === 'object') pending.push([item, depth + 1]);
   }
 }
@@ -37,13 +37,13 @@ function findUnstorableText(value: unknown, path: string): string | null {
 export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 'Invalid request'): z.infer<S> {
   // Bodies were checked for depth when read (app.ts); query strings are flat. The walk below is bounded.
   const unstorable = findUnstorableText(input, '');
-  if (unstorable) throw new HttpError(400, `${what}: ${unstorable} contains characters that cannot be stored`);
+  if (unstorable) throw invalidInput(`${what}: ${unstorable} contains characters that cannot be stored`);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const details = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));
   const first = details[0];
   const message = first ? `${what}: ${first.path ? `${first.path}: ` : ''}${first.message}` : what;
-  throw new HttpError(400, message, { details });
+  throw invalidInput(message, { details });
 }
 
 /** A path id that is not 24-hex cannot name any record. */

@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { planShares, users } from '../../storage/schema.ts';
 import { canSharePlan } from '../../policy/plans.ts';

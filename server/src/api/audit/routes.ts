@@ -4,7 +4,7 @@ import type { Context } from 'koa';
 import { auditActorsQuerySchema, auditFilterSchema, type AuditFilter } from '@csp/shared/api/audit';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import type { LimitName } from '../../http/rateLimits.ts';
 import { auditLogCsv } from '../../domain/audit/auditLogCsv.ts';

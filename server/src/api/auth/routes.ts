@@ -6,7 +6,7 @@ import type { OidcClient } from '../../auth/oidcClient.ts';
 import { admitUser, recordSignIn } from '../../auth/admitUser.ts';
 import { authOf } from '../../auth/gate.ts';
 import { SESSION_COOKIE, createSession, invalidateSession, setPreviewUser } from '../../auth/sessions.ts';
-import { HttpError, badRequest, forbidden, notFound, unauthorized } from '../../http/errors.ts';
+import { AppError, invalidInput, forbidden, notFound, unauthenticated } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { recordAudit } from '../../domain/audit/recordAudit.ts';
@@ -36,7 +36,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
     try {
       await rateLimits.consume('auth', ctx.ip);
     } catch (error) {
-      if (error instanceof HttpError && error.status === 429) return toLogin(ctx, 'rate-limited');
+      if (error instanceof AppError && error.kind === 'too-many-requests') return toLogin(ctx, 'rate-limited');
       throw error;
     }
     const request = await oidc.startSignIn();
@@ -84,7 +84,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
 
   router.get('/session', async (ctx) => {
     const auth = ctx.state.auth;
-    if (!auth) throw unauthorized();
+    if (!auth) throw unauthenticated();
     ctx.body = {
       user: presentUser(auth.actor),
       previewing: auth.previewing,
@@ -99,7 +99,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
     const { userId } = parse(previewBodySchema, ctx.request.body);
     const [target] = await services.storage.db.select().from(users).where(eq(users.id, userId)).limit(1);
     if (!target) throw notFound('User not found');
-    if (!target.isDemo) throw badRequest('Only demo users can be previewed');
+    if (!target.isDemo) throw invalidInput('Only demo users can be previewed');
     await setPreviewUser(services, auth.sessionId, target.id);
     services.events.accessChanged({ sessionIds: [auth.sessionId] });
     await recordAudit(

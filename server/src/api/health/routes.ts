@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { sql } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden } from '../../errors.ts';
 import { appVersion } from '../../domain/system/appVersion.ts';
 import { liveServerHealth } from '../../domain/system/liveServerHealth.ts';
 

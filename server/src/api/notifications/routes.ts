@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import { and, desc, eq, isNull } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { notifications } from '../../storage/schema.ts';
 import { presentNotification } from '../../presenters/comment.ts';

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Services } from '../../services.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { questionBankQuerySchema, type QuestionBankResponse } from '@csp/shared/api/questionBank';
 

@@ -5,7 +5,7 @@ import { randomBytes } from 'node:crypto';
 import type { Question } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { badRequest, conflict, forbidden } from '../../http/errors.ts';
+import { invalidInput, conflict, forbidden } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { questionBankVersions } from '../../storage/schema.ts';
 import type { Caller } from '../../domain/audit/recordAudit.ts';
@@ -120,7 +120,7 @@ export function questionBankAdminRoutes(services: Services): Router {
       const step = findStep(steps, stepKey);
       const current = step.questions.map((q) => q.id);
       if (questionIds.length !== current.length || [...questionIds].sort().join() !== [...current].sort().join()) {
-        throw badRequest('questionIds must list every question of the step exactly once');
+        throw invalidInput('questionIds must list every question of the step exactly once');
       }
       step.questions = questionIds.map((id) => step.questions.find((q) => q.id === id)!);
       return { stepKey, before: current, after: questionIds };

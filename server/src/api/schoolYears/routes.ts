@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import { currentSchoolYear } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import type { Caller } from '../../domain/audit/recordAudit.ts';
 import { readYearSettings } from '../../domain/schoolYears/readYearSettings.ts';

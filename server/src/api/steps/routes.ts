@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { parse, pathId } from '../../http/validate.ts';
 import { canEditStep, canReadStep } from '../../policy/plans.ts';
 import { loadPlan, type PlanContext } from '../../domain/plans/loadPlan.ts';

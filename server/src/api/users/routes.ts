@@ -2,7 +2,7 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden } from '../../errors.ts';
 import { parse, pathId } from '../../http/validate.ts';
 import type { LimitName } from '../../http/rateLimits.ts';
 import { canAdministerUsers } from '../../policy/users.ts';

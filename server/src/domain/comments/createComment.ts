@@ -1,7 +1,7 @@
 import type { Services } from '../../services.ts';
 import { comments } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
 import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';

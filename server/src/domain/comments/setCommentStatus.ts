@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { comments } from '../../storage/schema.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
 import type { CommentRow } from './createComment.ts';

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Attestation } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { requireWritable, type PlanContext } from './loadPlan.ts';
 

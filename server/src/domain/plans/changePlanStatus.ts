@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { PlanStatus } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { badRequest, forbidden } from '../../http/errors.ts';
+import { invalidInput, forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
 import { presentNotification } from '../../presenters/comment.ts';
@@ -35,10 +35,10 @@ export async function changePlanStatus(services: Services, caller: Caller, conte
   const allowed = TRANSITIONS[change.action][from] ?? [];
   const to = change.status ?? (change.action === 'submit' ? 'submitted' : allowed.length === 1 ? allowed[0] : undefined);
   if (!to || !allowed.includes(to)) {
-    throw badRequest(`Cannot ${change.action} a plan from ${from}${to ? ` to ${to}` : ''}`, { from, to: to ?? null });
+    throw invalidInput(`Cannot ${change.action} a plan from ${from}${to ? ` to ${to}` : ''}`, { from, to: to ?? null });
   }
   if (change.action === 'submit' && plan.copiedFromId && !plan.attestation?.confirmed) {
-    throw badRequest('Attestation required', { from, to });
+    throw invalidInput('Attestation required', { from, to });
   }
 
   const now = new Date();

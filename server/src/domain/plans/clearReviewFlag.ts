@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { NeedsUpdateFlag } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { canEditStep } from '../../policy/plans.ts';
 import { requireWritable, type PlanContext } from './loadPlan.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';

@@ -4,7 +4,7 @@ import { planSteps, plans, users } from '../../storage/schema.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { newId } from '../../storage/ids.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
-import { badRequest, conflict, forbidden } from '../../http/errors.ts';
+import { invalidInput, conflict, forbidden } from '../../errors.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 
@@ -26,12 +26,13 @@ export async function createPlan(services: Services, caller: Caller, input: NewP
   const db = services.storage.db;
 
   const settings = await ensureYearSettings(db, services.banks, input.schoolYear);
-  if (settings.archived) throw badRequest(`The ${input.schoolYear} school year is archived`);
+  if (settings.archived) throw invalidInput(`The ${input.schoolYear} school year is archived`);
 
   let owner = actor;
   if (input.initialOwnerEmail !== undefined) {
     const [chosen] = await db.select().from(users).where(eq(users.email, input.initialOwnerEmail)).limit(1);
-    if (!chosen || chosen.level !== 4 || !chosen.isActive || chosen.isDemo) throw badRequest('initialOwnerEmail must belong to an active principal (level 4)');
+    if (!chosen || chosen.level !== 4 || !chosen.isActive || chosen.isDemo)
+      throw invalidInput('initialOwnerEmail must belong to an active principal (level 4)');
     owner = chosen;
   }
   // The school's principal signs the plan; a Super Admin owner still leaves the school's principal in charge.

@@ -1,7 +1,7 @@
 import { and, eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { planSteps, plans } from '../../storage/schema.ts';
-import { badRequest, conflict, forbidden } from '../../http/errors.ts';
+import { invalidInput, conflict, forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
@@ -19,10 +19,10 @@ export interface DuplicateResult {
 export async function duplicatePlan(services: Services, caller: Caller, context: PlanContext, schoolYear: string, force: boolean): Promise<DuplicateResult> {
   const { plan: source, access } = context;
   if (caller.auth.actor.level < 4 || !access.edit || access.editSections !== null) throw forbidden();
-  if (schoolYear === source.schoolYear) throw badRequest('Choose a different school year to copy into');
+  if (schoolYear === source.schoolYear) throw invalidInput('Choose a different school year to copy into');
   const db = services.storage.db;
   const settings = await ensureYearSettings(db, services.banks, schoolYear);
-  if (settings.archived) throw badRequest(`The ${schoolYear} school year is archived`);
+  if (settings.archived) throw invalidInput(`The ${schoolYear} school year is archived`);
   const target: YearCopyTarget = { schoolYear, bankVersion: settings.questionBankVersion, bank: await services.banks.resolve(settings.questionBankVersion) };
   const sourceBank = source.questionBankVersion ? await services.banks.version(source.questionBankVersion) : null;
   const sourceSteps = await db.select().from(planSteps).where(eq(planSteps.formId, source.id));

@@ -2,7 +2,7 @@ import type { BaseServices } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import type { planShares, planSteps, plans } from '../../storage/schema.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { planAccess, type PlanAccess } from '../../policy/plans.ts';
 
 export type PlanRow = typeof plans.$inferSelect;

@@ -2,7 +2,7 @@ import type { Step } from '@csp/shared';
 import type { BaseServices } from '../../services.ts';
 import type { UserRow } from '../../auth/sessions.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
-import { notFound } from '../../http/errors.ts';
+import { notFound } from '../../errors.ts';
 import { planContextOf, type PlanContext, type StepRow } from './loadPlan.ts';
 
 export interface PlanStep {

@@ -2,7 +2,7 @@ import { asc, eq, inArray } from 'drizzle-orm';
 import type { QuestionBank } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
-import { badRequest, conflict } from '../../http/errors.ts';
+import { invalidInput, conflict } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
@@ -56,7 +56,7 @@ export async function rolloverDistrict(
   input: { sourceYear: string; targetYear: string; force: boolean },
 ): Promise<RolloverResult> {
   const { sourceYear, targetYear, force } = input;
-  if (sourceYear === targetYear) throw badRequest('The source and target years must differ');
+  if (sourceYear === targetYear) throw invalidInput('The source and target years must differ');
   const { storage, kv, banks, events } = services;
   const db = storage.db;
   const owner = `${caller.auth.user.id}:${Date.now()}`;
@@ -84,7 +84,7 @@ export async function rolloverDistrict(
     // An earlier run's report never stands for this one.
     await kv.delete(rolloverResultKey(sourceYear, targetYear));
     const settings = await ensureYearSettings(db, banks, targetYear);
-    if (settings.archived) throw badRequest(`The ${targetYear} school year is archived`);
+    if (settings.archived) throw invalidInput(`The ${targetYear} school year is archived`);
     const target: YearCopyTarget = {
       schoolYear: targetYear,
       bankVersion: settings.questionBankVersion,

@@ -5,7 +5,7 @@ import type { UserRow } from '../../auth/sessions.ts';
 import { planSteps } from '../../storage/schema.ts';
 import { announceStepWrite, writeStepAnswers } from './writeStepAnswers.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
-import { HttpError, badRequest, conflict, forbidden } from '../../http/errors.ts';
+import { invalidInput, conflict, forbidden, locked } from '../../errors.ts';
 import { canEditStep } from '../../policy/plans.ts';
 import { requireWritable, type PlanContext, type StepRow } from './loadPlan.ts';
 import { claimStepLock, type StepLock } from './stepLocks.ts';
@@ -36,9 +36,9 @@ function validateAnswers(step: Step, data: Record<string, unknown>): StepAnswers
   const answers: StepAnswers = {};
   for (const [questionId, value] of Object.entries(data)) {
     const question = step.questions.find((q) => q.id === questionId);
-    if (!question) throw badRequest(`Unknown question ${questionId} in step ${step.key}`);
+    if (!question) throw invalidInput(`Unknown question ${questionId} in step ${step.key}`);
     const parsed = answerSchema(question).safeParse(value);
-    if (!parsed.success) throw badRequest(`Invalid answer for ${questionId}: ${parsed.error.issues[0]?.message ?? 'wrong type'}`);
+    if (!parsed.success) throw invalidInput(`Invalid answer for ${questionId}: ${parsed.error.issues[0]?.message ?? 'wrong type'}`);
     answers[questionId] = parsed.data as Answer;
   }
   return answers;
@@ -97,7 +97,7 @@ export async function saveStep(
   } else if (!lock.value.acquired) {
     // A live co-editor's keystrokes already merged through the shared document: the lock does not apply.
     if (!(await services.liveDocuments.isLiveEditor(formId, step.key, actor.id))) {
-      throw new HttpError(423, 'Step is locked', { lockedBy: lock.value.lock.lockedBy, expiresAt: lock.value.lock.expiresAt });
+      throw locked('Step is locked', { lockedBy: lock.value.lock.lockedBy, expiresAt: lock.value.lock.expiresAt });
     }
   } else if (!lock.value.refreshed) {
     lockAcquired = lock.value.lock;

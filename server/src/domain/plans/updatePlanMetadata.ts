@@ -1,9 +1,9 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden } from '../../errors.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
-import { conflict } from '../../http/errors.ts';
+import { conflict } from '../../errors.ts';
 import { canManagePlan } from '../../policy/plans.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { requireWritable, type PlanContext, type PlanRow } from './loadPlan.ts';

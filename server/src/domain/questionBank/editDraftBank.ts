@@ -3,7 +3,7 @@ import { questionBankSchema, type QuestionBank } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { questionBankVersions } from '../../storage/schema.ts';
 import type { Database } from '../../storage/database.ts';
-import { HttpError, badRequest } from '../../http/errors.ts';
+import { invalidInput, notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 
 export type DraftSteps = QuestionBank['steps'];
@@ -38,7 +38,7 @@ export async function editDraftBank(
     const checked = questionBankSchema.safeParse({ version: draft.version, steps });
     if (!checked.success) {
       const issue = checked.error.issues[0]!;
-      throw badRequest(`The draft would be invalid: ${issue.path.join('.')} ${issue.message}`.trim());
+      throw invalidInput(`The draft would be invalid: ${issue.path.join('.')} ${issue.message}`.trim());
     }
     await tx.update(questionBankVersions).set({ steps, updatedAt: new Date() }).where(eq(questionBankVersions.version, draft.version));
     await recordAudit(tx, caller, { action: `questionBank.${action}`, targetType: 'questionBank', targetId: String(draft.version), summary });
@@ -48,7 +48,7 @@ export async function editDraftBank(
 
 export function findStep(steps: DraftSteps, stepKey: string) {
   const step = steps.find((candidate) => candidate.key === stepKey);
-  if (!step) throw new HttpError(404, `No step ${stepKey} in the draft`);
+  if (!step) throw notFound(`No step ${stepKey} in the draft`);
   return step;
 }
 
@@ -57,5 +57,5 @@ export function findQuestion(steps: DraftSteps, questionId: string) {
     const question = step.questions.find((candidate) => candidate.id === questionId);
     if (question) return { step, question };
   }
-  throw new HttpError(404, `No question ${questionId} in the draft`);
+  throw notFound(`No question ${questionId} in the draft`);
 }

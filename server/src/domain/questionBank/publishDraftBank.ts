@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { questionBankSchema, schoolYearTerm } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
-import { badRequest } from '../../http/errors.ts';
+import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 
 /**
@@ -13,9 +13,9 @@ export async function publishDraftBank(services: Services, caller: Caller, schoo
   const db = services.storage.db;
   const result = await db.transaction(async (tx) => {
     const [draft] = await tx.select().from(questionBankVersions).where(eq(questionBankVersions.status, 'draft')).for('update');
-    if (!draft) throw badRequest('There is no draft to publish');
+    if (!draft) throw invalidInput('There is no draft to publish');
     const checked = questionBankSchema.safeParse({ version: draft.version, steps: draft.steps });
-    if (!checked.success) throw badRequest(`The draft is invalid: ${checked.error.issues[0]?.message ?? ''}`);
+    if (!checked.success) throw invalidInput(`The draft is invalid: ${checked.error.issues[0]?.message ?? ''}`);
     const now = new Date();
     await tx.update(questionBankVersions).set({ status: 'archived', updatedAt: now }).where(eq(questionBankVersions.status, 'published'));
     await tx

@@ -1,7 +1,7 @@
 import { eq, sql } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { plans, schoolYearSettings } from '../../storage/schema.ts';
-import { conflict, notFound } from '../../http/errors.ts';
+import { conflict, notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 
 /**

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import { isAcceptedSchoolYear, latestSchoolYear, nextSchoolYear, schoolYearTerm, type Deadline } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { schoolYearSettings } from '../../storage/schema.ts';
-import { badRequest, conflict, notFound } from '../../http/errors.ts';
+import { invalidInput, conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { YearSettingsRow } from './ensureYearSettings.ts';
@@ -31,7 +31,7 @@ export async function setUpNextYear(services: Services, caller: Caller, fromYear
       (await db.select({ schoolYear: schoolYearSettings.schoolYear }).from(schoolYearSettings)).map((row) => row.schoolYear).filter(isAcceptedSchoolYear),
     );
   const [source] = sourceYear ? await db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, sourceYear)).limit(1) : [];
-  if (!source) throw fromYear ? notFound(`No settings for ${fromYear}`) : badRequest('No school year is set up yet');
+  if (!source) throw fromYear ? notFound(`No settings for ${fromYear}`) : invalidInput('No school year is set up yet');
   const schoolYear = nextSchoolYear(source.schoolYear);
   const term = schoolYearTerm(schoolYear);
   try {

@@ -2,7 +2,7 @@ import { eq } from 'drizzle-orm';
 import type { Deadline, DistrictGoal } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
-import { badRequest } from '../../http/errors.ts';
+import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings, type YearSettingsRow } from './ensureYearSettings.ts';
 
@@ -21,7 +21,7 @@ export async function updateYearSettings(services: Services, caller: Caller, sch
       .select({ status: questionBankVersions.status })
       .from(questionBankVersions)
       .where(eq(questionBankVersions.version, changes.questionBankVersion));
-    if (!version || version.status === 'draft') throw badRequest('questionBankVersion must be a published (or archived) bank version');
+    if (!version || version.status === 'draft') throw invalidInput('questionBankVersion must be a published (or archived) bank version');
   }
   const before = await ensureYearSettings(db, services.banks, schoolYear);
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as YearSettingsChanges;

@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { forbidden } from '../../http/errors.ts';
+import { forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
 

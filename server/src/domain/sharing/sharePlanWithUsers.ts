@@ -1,7 +1,7 @@
 import { inArray } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { planShares, users } from '../../storage/schema.ts';
-import { badRequest, forbidden } from '../../http/errors.ts';
+import { invalidInput, forbidden } from '../../errors.ts';
 import { canSharePlan } from '../../policy/plans.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
@@ -18,11 +18,11 @@ export async function sharePlanWithUsers(
   requireWritable(context);
   const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));
   const unknown = input.sections.filter((key) => !stepKeys.includes(key));
-  if (unknown.length) throw badRequest(`Unknown sections: ${unknown.join(', ')}`);
+  if (unknown.length) throw invalidInput(`Unknown sections: ${unknown.join(', ')}`);
   const ids = [...new Set(input.userIds)];
   const found = await services.storage.db.select({ id: users.id }).from(users).where(inArray(users.id, ids));
   const missing = ids.filter((id) => !found.some((user) => user.id === id));
-  if (missing.length) throw badRequest(`Unknown users: ${missing.join(', ')}`);
+  if (missing.length) throw invalidInput(`Unknown users: ${missing.join(', ')}`);
 
   await services.storage.db.transaction(async (tx) => {
     await tx

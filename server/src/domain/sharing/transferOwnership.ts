@@ -2,7 +2,7 @@ import { and, eq } from 'drizzle-orm';
 import type { TransferRecord } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { plans, users } from '../../storage/schema.ts';
-import { badRequest, forbidden } from '../../http/errors.ts';
+import { invalidInput, forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { requireWritable, type PlanContext, type PlanRow } from '../plans/loadPlan.ts';
 
@@ -22,7 +22,7 @@ export async function transferOwnership(services: Services, caller: Caller, cont
   const db = services.storage.db;
   const [newOwner] = await db.select().from(users).where(eq(users.email, newOwnerEmail)).limit(1);
   if (!newOwner || newOwner.level !== 4 || !newOwner.isActive || newOwner.isDemo) {
-    throw badRequest('The new owner must be an active principal (level 4)');
+    throw invalidInput('The new owner must be an active principal (level 4)');
   }
   const { plan } = context;
   const [previousOwner] = plan.userId ? await db.select({ email: users.email }).from(users).where(eq(users.id, plan.userId)).limit(1) : [];

@@ -2,7 +2,7 @@ import type { Services } from '../../services.ts';
 import { users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
-import { conflict, forbidden } from '../../http/errors.ts';
+import { conflict, forbidden } from '../../errors.ts';
 import { canAssignLevel, canAssignSchool } from '../../policy/users.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { UserRow } from '../../auth/sessions.ts';

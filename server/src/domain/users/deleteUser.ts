@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { users } from '../../storage/schema.ts';
-import { forbidden, notFound } from '../../http/errors.ts';
+import { forbidden, notFound } from '../../errors.ts';
 import { canManageTarget } from '../../policy/users.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 
