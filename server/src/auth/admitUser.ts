@@ -1,7 +1,7 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../services.ts';
 import { users } from '../storage/schema.ts';
-import type { UserRow } from './sessions.ts';
+import type { UserRow } from '../storage/rows.ts';
 
 export type SignInRefusal = 'domain' | 'unknown' | 'inactive' | 'demo';
 

@@ -2,14 +2,13 @@ import { eq, inArray, lt } from 'drizzle-orm';
 import { sha256 } from '@oslojs/crypto/sha2';
 import { encodeBase32LowerCaseNoPadding, encodeHexLowerCase } from '@oslojs/encoding';
 import type { BaseServices } from '../services.ts';
-import { sessions, type users } from '../storage/schema.ts';
+import { sessions } from '../storage/schema.ts';
 import { preparedQueries, sessionsWithUsers } from '../storage/preparedQueries.ts';
+import type { UserRow } from '../storage/rows.ts';
 
 export const SESSION_COOKIE = 'csp.session-token';
 export const SESSION_MAX_AGE_MS = 8 * 60 * 60 * 1000;
 const denyKey = (sessionId: string) => `sess:deny:${sessionId}`;
-
-export type UserRow = typeof users.$inferSelect;
 
 export interface Auth {
   /** The session id: SHA-256 of the cookie token; the specification's `jti`. */

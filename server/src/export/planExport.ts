@@ -8,8 +8,9 @@ import { visibleQuestions, type Answer, type PlanStatus, type Question, type Que
 import type { BaseServices } from '../services.ts';
 import { planSteps, users } from '../storage/schema.ts';
 import { canReadStep } from '../policy/plans.ts';
-import type { PlanContext, PlanRow } from '../domain/plans/loadPlan.ts';
+import type { PlanContext } from '../domain/plans/loadPlan.ts';
 import { normalizeText } from './textLayout.ts';
+import type { PlanRow } from '../storage/rows.ts';
 
 export type ExportAnswer = { kind: 'blank' } | { kind: 'text'; text: string } | { kind: 'table'; headers: string[]; rows: string[][] };
 

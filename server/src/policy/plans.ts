@@ -1,5 +1,5 @@
-import type { UserRow } from '../auth/sessions.ts';
 import type { plans, planShares } from '../storage/schema.ts';
+import type { UserRow } from '../storage/rows.ts';
 
 type Actor = Pick<UserRow, 'id' | 'email' | 'level' | 'schoolName'>;
 type Plan = Pick<typeof plans.$inferSelect, 'schoolName' | 'userId' | 'principalEmail' | 'assignedTo' | 'sharedWithEmails'>;

@@ -1,5 +1,5 @@
 import type { Level } from '@csp/shared';
-import type { UserRow } from '../auth/sessions.ts';
+import type { UserRow } from '../storage/rows.ts';
 
 type Actor = Pick<UserRow, 'id' | 'level' | 'schoolName'>;
 type Target = Pick<UserRow, 'id' | 'level' | 'schoolName'>;

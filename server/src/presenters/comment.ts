@@ -1,7 +1,6 @@
 import type { Comment } from '@csp/shared/api/forms';
 import type { Notification } from '@csp/shared/api/notifications';
-import type { CommentRow } from '../domain/comments/createComment.ts';
-import type { NotificationRow } from '../domain/notifications/notifyPlanPeople.ts';
+import type { CommentRow, NotificationRow } from '../storage/rows.ts';
 
 export function presentComment(row: CommentRow): Comment {
   return {

@@ -1,8 +1,10 @@
 import { PRINCIPAL_LETTER_KEY } from '@csp/shared';
-import type { PlanSummary, StepResponse, StoredStep, UserPermission } from '@csp/shared/api/forms';
+import type { FullPlan, PlanSummary, StepResponse, StoredStep, UserPermission } from '@csp/shared/api/forms';
+import type { FullPlanRows } from '../domain/plans/loadFullPlan.ts';
+import { presentComment } from './comment.ts';
 import type { PlanAccess } from '../policy/plans.ts';
 import type { planSteps } from '../storage/schema.ts';
-import type { PlanRow } from '../domain/plans/loadPlan.ts';
+import type { PlanRow } from '../storage/rows.ts';
 
 type StepRow = Pick<typeof planSteps.$inferSelect, 'stepKey' | 'completed' | 'data' | 'revisionCount' | 'lastUpdated'>;
 
@@ -82,5 +84,25 @@ export function presentUserPermission(access: PlanAccess, writable: boolean): Us
     sections: access.editSections,
     readSections: access.readSections,
     readOnly: !writable || !access.edit,
+  };
+}
+
+/** GET /api/forms/:id: the plan with the answers the caller may read, permissions, collaborators and active comments. */
+export function presentFullPlan(rows: FullPlanRows): FullPlan {
+  const { context, stepKeys } = rows;
+  const { plan } = context;
+  return {
+    ...presentPlanSummary(plan, completedStepsOf(stepKeys, rows.completedStepKeys), context.yearArchived),
+    formData: Object.fromEntries(rows.readableSteps.map((step) => [step.stepKey, presentStep(step)])),
+    stepKeys: [...stepKeys],
+    userPermission: presentUserPermission(context.access, context.writable),
+    collaborationInfo: {
+      owner: rows.owner,
+      principalEmail: plan.principalEmail,
+      assignedTo: plan.assignedTo,
+      sharedWithEmails: plan.sharedWithEmails,
+      shares: rows.shares,
+    },
+    comments: rows.comments.map(presentComment),
   };
 }

@@ -1,11 +1,5 @@
-import type { User } from '@csp/shared/api/users';
-import type { UserRow } from '../auth/sessions.ts';
-
-export interface AssignedForm {
-  formId: string;
-  permissions: 'view' | 'edit';
-  sections: string[];
-}
+import type { AssignedForm, User } from '@csp/shared/api/users';
+import type { UserRow } from '../storage/rows.ts';
 
 /** A user as the API shows it: never sessions or internal flags beyond `isDemo`. */
 export function presentUser(user: UserRow, assignedForms?: AssignedForm[]): User {

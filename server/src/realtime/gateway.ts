@@ -3,7 +3,7 @@ import { Server as SocketServer, type Socket } from 'socket.io';
 import { createAdapter } from '@socket.io/redis-adapter';
 import { planJoinSchema, planLeaveSchema, presenceStepSchema } from '@csp/shared/api/realtime';
 import type { BaseServices } from '../services.ts';
-import { SESSION_COOKIE, validateSessionToken, validateSessionTokens, type UserRow } from '../auth/sessions.ts';
+import { SESSION_COOKIE, validateSessionToken, validateSessionTokens } from '../auth/sessions.ts';
 import { StoreUnavailableError } from '../kv/index.ts';
 import { createPubSubClient } from '../kv/redis.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
@@ -13,7 +13,9 @@ import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from './origin.ts';
 import type { AccessScope, RealtimeEvents } from './events.ts';
 import { LockExpiryWatcher } from './lockExpiryWatcher.ts';
+import { presentComment, presentNotification } from '../presenters/comment.ts';
 import type { RealtimeHealth } from '@csp/shared/api/health';
+import type { UserRow } from '../storage/rows.ts';
 
 export const REALTIME_PATH = '/realtime';
 const PRESENCE_REFRESH_MS = 20_000;
@@ -79,6 +81,8 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     toUser: (userId, event, payload) => {
       io.to(userRoom(userId)).emit(event, payload);
     },
+    commentChanged: (comment) => events.toPlan(comment.formId, 'comment', { comment: presentComment(comment) }),
+    notified: (notification) => events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) }),
     accessChanged: (scope) => {
       runAccessListeners(scope);
       // Other server processes exist only behind the Redis adapter.

@@ -81,6 +81,7 @@ export const auditLogQuerySchema = pagingSchema.extend({
 });
 
 export const assignedFormSchema = z.object({ formId: z.string(), permissions: z.enum(['view', 'edit']), sections: z.array(z.string()) });
+export type AssignedForm = z.infer<typeof assignedFormSchema>;
 
 /** A user as the API shows it. */
 export const userSchema = z.object({

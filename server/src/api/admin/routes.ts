@@ -1,13 +1,12 @@
 import Router from '@koa/router';
-import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
-import { planShares, users } from '../../storage/schema.ts';
 import { canSharePlan } from '../../policy/plans.ts';
 import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
+import { listPlanShares } from '../../domain/sharing/listPlanShares.ts';
 import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
 import { setLiveOverride } from '../../domain/sharing/setLiveOverride.ts';
 import { liveSchema, type LiveResponse, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from '@csp/shared/api/admin';
@@ -29,13 +28,7 @@ export function adminRoutes(services: Services): Router {
     const { formId } = parse(shareQuerySchema, ctx.query);
     const context = await loadPlan(services, actor, formId);
     if (!canSharePlan(actor, context.plan)) throw forbidden();
-    const shares = await services.storage.db
-      .select({ userId: users.id, name: users.name, email: users.email, level: users.level, permissions: planShares.permission, sections: planShares.sections })
-      .from(planShares)
-      .innerJoin(users, eq(users.id, planShares.userId))
-      .where(eq(planShares.formId, formId))
-      .orderBy(users.name);
-    ctx.body = { shares };
+    ctx.body = { shares: await listPlanShares(services.storage.db, formId) };
   });
 
   router.delete('/forms/share', async (ctx) => {

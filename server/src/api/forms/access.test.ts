@@ -30,9 +30,10 @@ import { BUNDLED_BANK } from '@csp/shared/bank';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+
 import { comments, notifications, planShares, planSteps, plans, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 const HARBOR = 'Harbor View Academy';
 const RIVERSIDE = 'Riverside Learning Center';

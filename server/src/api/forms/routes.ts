@@ -8,7 +8,7 @@ import type { Caller } from '../../domain/audit/recordAudit.ts';
 import { loadPlan, loadReadablePlan } from '../../domain/plans/loadPlan.ts';
 import { listPlans } from '../../domain/plans/listPlans.ts';
 import { createPlan } from '../../domain/plans/createPlan.ts';
-import { readFullPlan } from '../../domain/plans/readFullPlan.ts';
+import { loadFullPlan } from '../../domain/plans/loadFullPlan.ts';
 import { changePlanStatus } from '../../domain/plans/changePlanStatus.ts';
 import { updatePlanMetadata } from '../../domain/plans/updatePlanMetadata.ts';
 import { deletePlan } from '../../domain/plans/deletePlan.ts';
@@ -19,7 +19,7 @@ import { transferCandidates, transferOwnership } from '../../domain/sharing/tran
 import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
 import { duplicatePlan } from '../../domain/plans/duplicatePlan.ts';
 import { comparePlans } from '../../domain/plans/comparePlans.ts';
-import { completedStepsOf, presentPlanSummary } from '../../presenters/plan.ts';
+import { completedStepsOf, presentFullPlan, presentPlanSummary } from '../../presenters/plan.ts';
 import { compareQuerySchema, duplicateSchema } from '@csp/shared/api/forms';
 import {
   attestSchema,
@@ -89,7 +89,7 @@ export function formsRoutes(services: Services): Router {
 
   router.get('/:id', async (ctx) => {
     const context = await loadReadablePlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
-    ctx.body = await readFullPlan(services, context);
+    ctx.body = presentFullPlan(await loadFullPlan(services, context));
   });
 
   router.put('/:id', async (ctx) => {

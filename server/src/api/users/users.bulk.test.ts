@@ -6,8 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn, signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+
 import { DISTRICT, HARBOR, RIVERSIDE, allUsers, freshEmail, insertUser, userByEmail, userById } from './users.testkit.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 let server: TestServer;
 let admin: HttpClient;

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+
 import { DISTRICT, HARBOR, RIVERSIDE, freshEmail, insertUser, userByEmail, userById } from './users.testkit.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 /** Callers: no session, or a demo user of each level (levels 1 to 4 at Harbor, 5 at the District Office). */
 type Caller = 'none' | 'L1' | 'L2' | 'L3' | 'L4' | 'L5';

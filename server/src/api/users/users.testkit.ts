@@ -7,7 +7,7 @@ import { desc, eq } from 'drizzle-orm';
 import type { TestServer } from '../../testing/testServer.ts';
 import { auditLogs, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 export const HARBOR = 'Harbor View Academy';
 export const RIVERSIDE = 'Riverside Learning Center';

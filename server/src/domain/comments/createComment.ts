@@ -5,9 +5,7 @@ import { forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
 import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
-import { presentComment, presentNotification } from '../../presenters/comment.ts';
-
-export type CommentRow = typeof comments.$inferSelect;
+import type { CommentRow } from '../../storage/rows.ts';
 
 /** A Super Admin's review comment; the plan's owner and principal get a ping. */
 export async function createComment(
@@ -42,8 +40,7 @@ export async function createComment(
     const created = await notifyPlanPeople(tx, context.plan, 'comment', `New review comment${where} for ${context.plan.schoolName} ${context.plan.schoolYear}`);
     return { comment: comment!, notifications: created };
   });
-  services.events.toPlan(context.plan.id, 'comment', { comment: presentComment(created.comment) });
-  for (const notification of created.notifications)
-    services.events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) });
+  services.events.commentChanged(created.comment);
+  for (const notification of created.notifications) services.events.notified(notification);
   return created.comment;
 }

@@ -4,8 +4,8 @@ import { comments } from '../../storage/schema.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
-import type { CommentRow } from './createComment.ts';
-import { presentComment } from '../../presenters/comment.ts';
+
+import type { CommentRow } from '../../storage/rows.ts';
 
 /** Marks a comment read or fixed: an editor of the plan or a Super Admin. */
 export async function setCommentStatus(
@@ -27,6 +27,6 @@ export async function setCommentStatus(
     await recordAudit(tx, caller, { action: `comment.${status}`, targetType: 'plan', targetId: context.plan.id, summary: { commentId } });
     return updated;
   });
-  services.events.toPlan(context.plan.id, 'comment', { comment: presentComment(comment) });
+  services.events.commentChanged(comment);
   return comment;
 }

@@ -2,9 +2,8 @@ import { eq, inArray, or } from 'drizzle-orm';
 import type { Database } from '../../storage/database.ts';
 import { notifications, plans, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
-import type { PlanRow } from '../plans/loadPlan.ts';
 
-export type NotificationRow = typeof notifications.$inferSelect;
+import type { NotificationRow, PlanRow } from '../../storage/rows.ts';
 
 /**
  * A review ping to the plan's owner and principal (each once), and the plan's marker that a ping

@@ -5,8 +5,8 @@ import { plans } from '../../storage/schema.ts';
 import { invalidInput, forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
-import { presentNotification } from '../../presenters/comment.ts';
-import { requireWritable, type PlanContext, type PlanRow } from './loadPlan.ts';
+import { requireWritable, type PlanContext } from './loadPlan.ts';
+import type { PlanRow } from '../../storage/rows.ts';
 
 /** Who moves a plan from one status to another (docs/decisions.md). */
 const TRANSITIONS: Record<'submit' | 'review', Partial<Record<PlanStatus, PlanStatus[]>>> = {
@@ -71,7 +71,6 @@ export async function changePlanStatus(services: Services, caller: Caller, conte
     return { plan: updated!, notifications: created };
   });
   services.events.toPlan(plan.id, 'status', { status: to, action: change.action });
-  for (const notification of changed.notifications)
-    services.events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) });
+  for (const notification of changed.notifications) services.events.notified(notification);
   return changed.plan;
 }

@@ -2,10 +2,10 @@ import { and, asc, desc, eq, exists, ilike, or, sql, type SQL } from 'drizzle-or
 import type { PlanStatus } from '@csp/shared';
 import type { PlanSort } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+
 import { planShares, planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { containsPattern } from '../../storage/likePattern.ts';
-import type { PlanRow } from './loadPlan.ts';
+import type { PlanRow, UserRow } from '../../storage/rows.ts';
 
 export interface PlanListing {
   rows: { plan: PlanRow; completedStepKeys: string[]; yearArchived: boolean }[];

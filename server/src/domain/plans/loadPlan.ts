@@ -1,13 +1,9 @@
 import type { BaseServices } from '../../services.ts';
-import type { UserRow } from '../../auth/sessions.ts';
-import type { planShares, planSteps, plans } from '../../storage/schema.ts';
+
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { planAccess, type PlanAccess } from '../../policy/plans.ts';
-
-export type PlanRow = typeof plans.$inferSelect;
-export type ShareRow = typeof planShares.$inferSelect;
-export type StepRow = typeof planSteps.$inferSelect;
+import type { PlanRow, ShareRow, UserRow } from '../../storage/rows.ts';
 
 export interface PlanContext {
   plan: PlanRow;

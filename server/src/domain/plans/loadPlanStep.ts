@@ -1,9 +1,10 @@
 import type { Step } from '@csp/shared';
 import type { BaseServices } from '../../services.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { notFound } from '../../errors.ts';
-import { planContextOf, type PlanContext, type StepRow } from './loadPlan.ts';
+import { planContextOf, type PlanContext } from './loadPlan.ts';
+import type { StepRow, UserRow } from '../../storage/rows.ts';
 
 export interface PlanStep {
   context: PlanContext;

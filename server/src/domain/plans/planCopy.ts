@@ -4,9 +4,9 @@ import { newId } from '../../storage/ids.ts';
 import { planSteps, plans } from '../../storage/schema.ts';
 import type { Database } from '../../storage/database.ts';
 import type { Services } from '../../services.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+
 import { announceStepWrite, writeStepAnswers, type WrittenStep } from './writeStepAnswers.ts';
-import type { PlanRow, StepRow } from './loadPlan.ts';
+import type { PlanRow, StepRow, UserRow } from '../../storage/rows.ts';
 
 type NewPlanRow = typeof plans.$inferInsert;
 type NewStepRow = typeof planSteps.$inferInsert;

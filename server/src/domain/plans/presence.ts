@@ -1,5 +1,5 @@
 import type { HashEntry, KeyValueStore } from '../../kv/index.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 export const PRESENCE_TTL_MS = 60_000;
 const presenceKey = (formId: string) => `presence:${formId}`;

@@ -6,7 +6,7 @@ import { invalidInput, conflict } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
-import type { PlanRow, StepRow } from './loadPlan.ts';
+import type { PlanRow, StepRow } from '../../storage/rows.ts';
 
 const BATCH_SIZE = 200;
 const LOCK_KEY = 'rollover:lock';

@@ -1,14 +1,15 @@
 import { answerSchema, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
 import type { MergeStrategy } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+
 import { planSteps } from '../../storage/schema.ts';
 import { announceStepWrite, writeStepAnswers } from './writeStepAnswers.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { invalidInput, conflict, forbidden, locked } from '../../errors.ts';
 import { canEditStep } from '../../policy/plans.ts';
-import { requireWritable, type PlanContext, type StepRow } from './loadPlan.ts';
+import { requireWritable, type PlanContext } from './loadPlan.ts';
 import { claimStepLock, type StepLock } from './stepLocks.ts';
+import type { StepRow, UserRow } from '../../storage/rows.ts';
 
 export interface StepSave {
   data: Record<string, unknown>;

@@ -1,6 +1,6 @@
 import type { KeyValueStore } from '../../kv/index.ts';
 import { claimPayload } from '../../kv/index.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 export const stepLockKey = (formId: string, stepKey: string) => `form:${formId}:step:${stepKey}`;
 

@@ -6,7 +6,8 @@ import { isUniqueViolation } from '../../storage/errors.ts';
 import { conflict } from '../../errors.ts';
 import { canManagePlan } from '../../policy/plans.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { requireWritable, type PlanContext, type PlanRow } from './loadPlan.ts';
+import { requireWritable, type PlanContext } from './loadPlan.ts';
+import type { PlanRow } from '../../storage/rows.ts';
 
 export interface PlanMetadata {
   schoolName?: string | undefined;

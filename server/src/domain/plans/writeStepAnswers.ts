@@ -2,8 +2,7 @@ import { collabDocumentName, type StepAnswers } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import type { Database } from '../../storage/database.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
-import type { UserRow } from '../../auth/sessions.ts';
-import type { StepRow } from './loadPlan.ts';
+import type { StepRow, UserRow } from '../../storage/rows.ts';
 
 export interface WrittenStep {
   data: StepAnswers;

@@ -3,8 +3,7 @@ import { schoolYearTerm } from '@csp/shared';
 import type { Database } from '../../storage/database.ts';
 import { schoolYearSettings } from '../../storage/schema.ts';
 import type { BankCatalog } from '../questionBank/bankCatalog.ts';
-
-export type YearSettingsRow = typeof schoolYearSettings.$inferSelect;
+import type { YearSettingsRow } from '../../storage/rows.ts';
 
 /** A year's settings, created with the default term and the published bank when missing. */
 export async function ensureYearSettings(db: Database, banks: BankCatalog, schoolYear: string): Promise<YearSettingsRow> {

@@ -5,7 +5,7 @@ import { schoolYearSettings } from '../../storage/schema.ts';
 import { invalidInput, conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import type { YearSettingsRow } from './ensureYearSettings.ts';
+import type { YearSettingsRow } from '../../storage/rows.ts';
 
 /** Due dates one year later (February 29 becomes February 28). */
 export function shiftDeadlines(deadlines: Deadline[]): Deadline[] {

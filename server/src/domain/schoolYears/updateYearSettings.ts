@@ -4,7 +4,8 @@ import type { Services } from '../../services.ts';
 import { questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
 import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { ensureYearSettings, type YearSettingsRow } from './ensureYearSettings.ts';
+import { ensureYearSettings } from './ensureYearSettings.ts';
+import type { YearSettingsRow } from '../../storage/rows.ts';
 
 export interface YearSettingsChanges {
   archived?: boolean | undefined;

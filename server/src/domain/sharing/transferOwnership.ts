@@ -4,7 +4,8 @@ import type { Services } from '../../services.ts';
 import { plans, users } from '../../storage/schema.ts';
 import { invalidInput, forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { requireWritable, type PlanContext, type PlanRow } from '../plans/loadPlan.ts';
+import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
+import type { PlanRow } from '../../storage/rows.ts';
 
 /** Principals who can receive a plan: active, level 4, not demo users. */
 export function transferCandidates({ storage }: Services) {

@@ -2,9 +2,10 @@ import { eq, inArray } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { users } from '../../storage/schema.ts';
 import { canAssignLevel, canManageTarget } from '../../policy/users.ts';
-import { invalidateUserSessions, type UserRow } from '../../auth/sessions.ts';
+import { invalidateUserSessions } from '../../auth/sessions.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { BulkAction } from '@csp/shared/api/users';
+import type { UserRow } from '../../storage/rows.ts';
 
 export interface BulkResult {
   userId: string;

@@ -5,7 +5,7 @@ import { isUniqueViolation } from '../../storage/errors.ts';
 import { conflict, forbidden } from '../../errors.ts';
 import { canAssignLevel, canAssignSchool } from '../../policy/users.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 export interface NewUser {
   name: string;

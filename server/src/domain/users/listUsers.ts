@@ -1,10 +1,11 @@
 import { and, asc, desc, eq, ilike, inArray, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { planShares, users } from '../../storage/schema.ts';
-import type { UserRow } from '../../auth/sessions.ts';
-import type { AssignedForm } from '../../presenters/user.ts';
+
+import type { AssignedForm } from '@csp/shared/api/users';
 import type { UserSort } from '@csp/shared/api/users';
 import { containsPattern } from '../../storage/likePattern.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 export interface UserListing {
   users: { user: UserRow; assignedForms: AssignedForm[] }[];

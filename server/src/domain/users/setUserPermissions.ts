@@ -4,7 +4,7 @@ import { users } from '../../storage/schema.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { canManageTarget } from '../../policy/users.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import type { UserRow } from '../../auth/sessions.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 /** Sets known collaboration flags on a user (only those flags: never other fields of the record). */
 export async function setUserPermissions({ storage }: Services, caller: Caller, userId: string, flags: Record<string, boolean | undefined>): Promise<UserRow> {

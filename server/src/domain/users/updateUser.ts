@@ -3,8 +3,9 @@ import type { Services } from '../../services.ts';
 import { users } from '../../storage/schema.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { canAssignLevel, canAssignSchool, canManageTarget } from '../../policy/users.ts';
-import { invalidateUserSessions, type UserRow } from '../../auth/sessions.ts';
+import { invalidateUserSessions } from '../../auth/sessions.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import type { UserRow } from '../../storage/rows.ts';
 
 export interface UserChanges {
   level?: number | undefined;

@@ -1,0 +1,34 @@
+import { and, asc, eq, ne } from 'drizzle-orm';
+import type { Services } from '../../services.ts';
+import { comments, planSteps, users } from '../../storage/schema.ts';
+import { canReadStep } from '../../policy/plans.ts';
+import { stepKeysOf } from '../questionBank/bankCatalog.ts';
+import { listPlanShares } from '../sharing/listPlanShares.ts';
+import type { PlanContext } from './loadPlan.ts';
+
+/** Everything the full plan shows: the steps the caller may read, every step's completion, collaborators, active comments. */
+export async function loadFullPlan({ storage, banks }: Services, context: PlanContext) {
+  const { plan, access } = context;
+  const db = storage.db;
+  const [steps, activeComments, shares, [owner], bank] = await Promise.all([
+    db.select().from(planSteps).where(eq(planSteps.formId, plan.id)),
+    db
+      .select()
+      .from(comments)
+      .where(and(eq(comments.formId, plan.id), ne(comments.status, 'fixed')))
+      .orderBy(asc(comments.createdAt)),
+    listPlanShares(db, plan.id),
+    plan.userId ? db.select({ _id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, plan.userId)) : Promise.resolve([]),
+    banks.resolve(plan.questionBankVersion),
+  ]);
+  return {
+    context,
+    stepKeys: stepKeysOf(bank),
+    readableSteps: steps.filter((step) => canReadStep(access, step.stepKey)),
+    completedStepKeys: steps.filter((step) => step.completed).map((step) => step.stepKey),
+    comments: activeComments,
+    shares,
+    owner: owner ?? null,
+  };
+}
+export type FullPlanRows = Awaited<ReturnType<typeof loadFullPlan>>;
