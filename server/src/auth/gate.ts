@@ -2,6 +2,8 @@ import type { Context, Middleware } from 'koa';
 import type { Services } from '../services.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
 import { SESSION_COOKIE, validateSessionToken, type Auth } from './sessions.ts';
+import { isSuperAdmin } from '../policy/district.ts';
+import type { Caller } from '../domain/audit/recordAudit.ts';
 
 declare module 'koa' {
   interface DefaultState {
@@ -57,3 +59,12 @@ export function authOf(ctx: Context): Auth {
   if (!auth) throw unauthenticated();
   return auth;
 }
+
+/** Who is asking, for writes that are audited: the session and the client's address. */
+export const callerOf = (ctx: Context): Caller => ({ auth: authOf(ctx), ip: ctx.ip });
+
+/** Route guard for the district's own routes, declared once on each: Super Admins only. */
+export const superAdminOnly: Middleware = async (ctx, next) => {
+  if (!isSuperAdmin(authOf(ctx).actor)) throw forbidden();
+  return next();
+};

@@ -1,4 +1,5 @@
-import type { Level } from '@csp/shared';
+import { LEVEL, type Level } from '@csp/shared';
+import { isSuperAdmin } from './district.ts';
 import type { UserRow } from '../storage/rows.ts';
 
 type Actor = Pick<UserRow, 'id' | 'level' | 'schoolName'>;
@@ -9,10 +10,19 @@ export function canAdministerUsers(actor: Actor): boolean {
   return actor.level >= 4;
 }
 
-/** Which users an administrator sees: everyone for a Super Admin, own school below 5 for a principal. */
+/**
+ * The users an administrator sees, as a rule lists turn into SQL: everyone for a Super Admin
+ * (`null`), else the own school below level 5.
+ */
+export function visibleUsersOf(actor: Actor): { schoolName: string; belowLevel: number } | null {
+  return isSuperAdmin(actor) ? null : { schoolName: actor.schoolName, belowLevel: LEVEL.superAdmin };
+}
+
+/** Whether one user is among those (`visibleUsersOf`); a user who cannot administer sees nobody. */
 export function canSeeUser(actor: Actor, target: Target): boolean {
-  if (actor.level === 5) return true;
-  return actor.level === 4 && target.schoolName === actor.schoolName && target.level < 5;
+  if (!canAdministerUsers(actor)) return false;
+  const scope = visibleUsersOf(actor);
+  return scope === null || (target.schoolName === scope.schoolName && target.level < scope.belowLevel);
 }
 
 /**

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Services } from '../../services.ts';
-import { authOf } from '../../auth/gate.ts';
+import { authOf, superAdminOnly } from '../../auth/gate.ts';
 import { forbidden, notFound } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { canSharePlan } from '../../policy/plans.ts';
@@ -38,25 +38,22 @@ export function adminRoutes(services: Services): Router {
     ctx.body = { success: true, removed: await unsharePlan(services, { auth, ip: ctx.ip }, context, userIds) };
   });
 
-  router.post('/forms/live', async (ctx) => {
+  router.post('/forms/live', superAdminOnly, async (ctx) => {
     const auth = authOf(ctx);
-    if (auth.actor.level !== 5) throw forbidden();
     const { formId, live } = parse(liveSchema, ctx.request.body);
     const context = await loadPlan(services, auth.actor, formId);
     await setLiveOverride(services, { auth, ip: ctx.ip }, context, live);
     ctx.body = { success: true, formId, allowEditsWhenArchived: live } satisfies LiveResponse;
   });
 
-  router.post('/forms/rollover', async (ctx) => {
+  router.post('/forms/rollover', superAdminOnly, async (ctx) => {
     const auth = authOf(ctx);
-    if (auth.actor.level !== 5) throw forbidden();
     const input = parse(rolloverSchema, ctx.request.body);
     ctx.body = await rolloverDistrict(services, { auth, ip: ctx.ip }, input);
   });
 
   /** Progress of a running (or the last) rollover, for clients that poll instead of listening; a finished one adds its report. */
-  router.get('/forms/rollover', async (ctx) => {
-    if (authOf(ctx).actor.level !== 5) throw forbidden();
+  router.get('/forms/rollover', superAdminOnly, async (ctx) => {
     const { sourceYear, targetYear } = parse(rolloverQuerySchema, ctx.query);
     const [progress, result] = await Promise.all([
       services.kv.get(rolloverProgressKey(sourceYear, targetYear)),

@@ -1,12 +1,9 @@
 import Router from '@koa/router';
 import { Readable } from 'node:stream';
-import type { Context } from 'koa';
 import { auditActorsQuerySchema, auditFilterSchema, type AuditFilter } from '@csp/shared/api/audit';
 import type { Services } from '../../services.ts';
-import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../errors.ts';
+import { authOf, superAdminOnly } from '../../auth/gate.ts';
 import { parse } from '../../http/validate.ts';
-import type { LimitName } from '../../http/rateLimits.ts';
 import { auditLogCsv } from '../../domain/audit/auditLogCsv.ts';
 import { searchAuditActors } from '../../domain/audit/searchAuditActors.ts';
 
@@ -23,16 +20,10 @@ function csvFileName(filter: AuditFilter): string {
 export function auditRoutes(services: Services): Router {
   const router = new Router({ prefix: '/admin/audit-logs' });
 
-  async function superAdmin(ctx: Context, limit: LimitName): Promise<void> {
-    const auth = authOf(ctx);
-    await services.rateLimits.consume(limit, auth.user.id);
-    if (auth.actor.level !== 5) throw forbidden();
-  }
-
   /** Every record of the filtered range (the list route's filters, no paging), streamed as CSV. */
-  router.get('/export.csv', async (ctx) => {
+  router.get('/export.csv', superAdminOnly, async (ctx) => {
     const filter = parse(auditFilterSchema, ctx.query);
-    await superAdmin(ctx, 'export');
+    await services.rateLimits.consume('export', authOf(ctx).user.id);
     const rows = Readable.from(auditLogCsv(services.storage.db, filter));
     rows.on('error', (error) => services.logger.error({ err: error }, 'audit-log CSV stopped part way'));
     ctx.type = 'text/csv; charset=utf-8';
@@ -41,9 +32,9 @@ export function auditRoutes(services: Services): Router {
     ctx.body = rows;
   });
 
-  router.get('/actors', async (ctx) => {
+  router.get('/actors', superAdminOnly, async (ctx) => {
     const { q } = parse(auditActorsQuerySchema, ctx.query);
-    await superAdmin(ctx, 'users');
+    await services.rateLimits.consume('users', authOf(ctx).user.id);
     ctx.body = { actors: await searchAuditActors(services.storage.db, q) };
   });
 

@@ -12,6 +12,7 @@ import { presentUser } from '../../presenters/user.ts';
 import { recordAudit } from '../../domain/audit/recordAudit.ts';
 import { users } from '../../storage/schema.ts';
 import { previewBodySchema, signInQuerySchema, signInStateSchema, type Session } from '@csp/shared/api/auth';
+import { canPreviewAs } from '../../policy/district.ts';
 
 const SIGN_IN_COOKIE = 'csp.sign-in';
 const SIGN_IN_MAX_AGE_MS = 10 * 60 * 1000;
@@ -95,7 +96,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
 
   router.post('/preview', async (ctx) => {
     const auth = authOf(ctx);
-    if (auth.user.level !== 5) throw forbidden();
+    if (!canPreviewAs(auth.user)) throw forbidden();
     const { userId } = parse(previewBodySchema, ctx.request.body);
     const [target] = await services.storage.db.select().from(users).where(eq(users.id, userId)).limit(1);
     if (!target) throw notFound('User not found');

@@ -1,10 +1,9 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
-import { authOf } from '../../auth/gate.ts';
+import { authOf, superAdminOnly, callerOf } from '../../auth/gate.ts';
 import { forbidden } from '../../errors.ts';
 import { parse, pathId } from '../../http/validate.ts';
-import type { Caller } from '../../domain/audit/recordAudit.ts';
 import { loadPlan, loadReadablePlan } from '../../domain/plans/loadPlan.ts';
 import { listPlans } from '../../domain/plans/listPlans.ts';
 import { createPlan } from '../../domain/plans/createPlan.ts';
@@ -39,8 +38,6 @@ import {
   type TransferResponse,
 } from '@csp/shared/api/forms';
 
-const callerOf = (ctx: Context): Caller => ({ auth: authOf(ctx), ip: ctx.ip });
-
 export function formsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/forms' });
   const planFor = (ctx: Context) => loadPlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
@@ -67,14 +64,12 @@ export function formsRoutes(services: Services): Router {
   });
 
   // Static paths before /:id.
-  router.get('/transfer-ownership', async (ctx) => {
-    if (authOf(ctx).actor.level !== 5) throw forbidden();
+  router.get('/transfer-ownership', superAdminOnly, async (ctx) => {
     ctx.body = { principals: await transferCandidates(services) } satisfies TransferCandidates;
   });
 
-  router.post('/transfer-ownership', async (ctx) => {
+  router.post('/transfer-ownership', superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
-    if (caller.auth.actor.level !== 5) throw forbidden();
     const { formId, newOwnerEmail } = parse(transferSchema, ctx.request.body);
     const context = await loadPlan(services, caller.auth.actor, formId);
     const plan = await transferOwnership(services, caller, context, newOwnerEmail);
@@ -107,9 +102,8 @@ export function formsRoutes(services: Services): Router {
     ctx.body = { success: true, status: plan.status, form: presentPlanSummary(plan, [], context.yearArchived) } satisfies PlanUpdateResponse;
   });
 
-  router.delete('/:id', async (ctx) => {
+  router.delete('/:id', superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
-    if (caller.auth.actor.level !== 5) throw forbidden();
     await deletePlan(services, caller, await planFor(ctx));
     ctx.body = { success: true };
   });
@@ -150,9 +144,8 @@ export function formsRoutes(services: Services): Router {
     ctx.body = await comparePlans(services, context, compareYear, steps === 'all');
   });
 
-  router.post('/:id/share', async (ctx) => {
+  router.post('/:id/share', superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
-    if (caller.auth.actor.level !== 5) throw forbidden();
     const context = await planFor(ctx);
     const { sharedWithEmails } = parse(emailShareSchema, ctx.request.body);
     ctx.body = { success: true, sharedWithEmails: await setEmailShares(services, caller, context, sharedWithEmails) } satisfies EmailShareResponse;

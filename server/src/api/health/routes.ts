@@ -1,8 +1,7 @@
 import Router from '@koa/router';
 import { sql } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
-import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../errors.ts';
+import { superAdminOnly } from '../../auth/gate.ts';
 import { appVersion } from '../../domain/system/appVersion.ts';
 import { liveServerHealth } from '../../domain/system/liveServerHealth.ts';
 
@@ -31,8 +30,7 @@ export function healthRoutes(services: Services): Router {
    * For Super Admins: the same probes plus record counts, the applied migrations, this process's
    * figures, its realtime gateway and collaboration server, and the application's version.
    */
-  router.get('/admin/health', async (ctx) => {
-    if (authOf(ctx).actor.level !== 5) throw forbidden();
+  router.get('/admin/health', superAdminOnly, async (ctx) => {
     const [database, redis] = await Promise.all([
       probe(() => storage.ping()),
       kv.kind === 'redis' ? probe(() => kv.ping()) : Promise.resolve('not configured' as const),

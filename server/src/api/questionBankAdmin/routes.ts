@@ -1,14 +1,12 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { eq } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
 import type { Question } from '@csp/shared';
 import type { Services } from '../../services.ts';
-import { authOf } from '../../auth/gate.ts';
-import { invalidInput, conflict, forbidden } from '../../errors.ts';
+import { superAdminOnly, callerOf } from '../../auth/gate.ts';
+import { invalidInput, conflict } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { questionBankVersions } from '../../storage/schema.ts';
-import type { Caller } from '../../domain/audit/recordAudit.ts';
 import { recordAudit } from '../../domain/audit/recordAudit.ts';
 import { editDraftBank, findQuestion, findStep } from '../../domain/questionBank/editDraftBank.ts';
 import { publishDraftBank } from '../../domain/questionBank/publishDraftBank.ts';
@@ -28,15 +26,9 @@ import {
 /** Super Admin editing of the question bank: a draft is edited, then published as the next version. */
 export function questionBankAdminRoutes(services: Services): Router {
   const router = new Router({ prefix: '/admin/question-bank' });
-  const superAdmin = (ctx: Context): Caller => {
-    const auth = authOf(ctx);
-    if (auth.actor.level !== 5) throw forbidden();
-    return { auth, ip: ctx.ip };
-  };
   const db = services.storage.db;
 
-  router.get('/', async (ctx) => {
-    superAdmin(ctx);
+  router.get('/', superAdminOnly, async (ctx) => {
     const rows = await db.select().from(questionBankVersions);
     const published = rows.find((row) => row.status === 'published');
     const draft = rows.find((row) => row.status === 'draft');
@@ -51,8 +43,8 @@ export function questionBankAdminRoutes(services: Services): Router {
     };
   });
 
-  router.put('/questions/:questionId', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.put('/questions/:questionId', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const questionId = parse(questionIdParam, ctx.params.questionId, 'Invalid question id');
     const changes = parse(updateQuestionSchema, ctx.request.body);
     ctx.body = await editDraftBank(services, caller, 'question.update', (steps) => {
@@ -66,8 +58,8 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.post('/questions', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.post('/questions', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const { stepKey, position, question } = parse(addQuestionSchema, ctx.request.body);
     // A new id, never reused: answers of removed questions keep theirs.
     const id = `q_${randomBytes(6).toString('hex')}`;
@@ -78,8 +70,8 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.post('/questions/:questionId/active', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.post('/questions/:questionId/active', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const questionId = parse(questionIdParam, ctx.params.questionId, 'Invalid question id');
     const { active } = parse(activeSchema, ctx.request.body);
     ctx.body = await editDraftBank(services, caller, active ? 'question.activate' : 'question.deactivate', (steps) => {
@@ -90,8 +82,8 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.post('/steps', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.post('/steps', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const { key, title, intro, position } = parse(addStepSchema, ctx.request.body);
     ctx.body = await editDraftBank(services, caller, 'step.add', (steps) => {
       if (steps.some((step) => step.key === key)) throw conflict(`Step ${key} already exists`);
@@ -100,8 +92,8 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.put('/steps/:stepKey', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.put('/steps/:stepKey', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const stepKey = parse(stepKeyParam, ctx.params.stepKey, 'Invalid step key');
     const changes = parse(updateStepSchema, ctx.request.body);
     ctx.body = await editDraftBank(services, caller, 'step.update', (steps) => {
@@ -112,8 +104,8 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.put('/steps/:stepKey/order', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.put('/steps/:stepKey/order', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const stepKey = parse(stepKeyParam, ctx.params.stepKey, 'Invalid step key');
     const { questionIds } = parse(reorderSchema, ctx.request.body);
     ctx.body = await editDraftBank(services, caller, 'step.reorder', (steps) => {
@@ -127,8 +119,8 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.delete('/draft', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.delete('/draft', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     await db.transaction(async (tx) => {
       const removed = await tx
         .delete(questionBankVersions)
@@ -139,8 +131,8 @@ export function questionBankAdminRoutes(services: Services): Router {
     ctx.body = { success: true };
   });
 
-  router.post('/publish', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.post('/publish', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const { schoolYear } = parse(publishSchema, ctx.request.body);
     ctx.body = { success: true, ...(await publishDraftBank(services, caller, schoolYear)) };
   });

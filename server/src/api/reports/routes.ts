@@ -1,9 +1,7 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { currentSchoolYear } from '@csp/shared';
 import type { Services } from '../../services.ts';
-import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../errors.ts';
+import { superAdminOnly } from '../../auth/gate.ts';
 import { parse } from '../../http/validate.ts';
 import { reportYearQuerySchema } from '@csp/shared/api/reports';
 import { yearReportCsv } from '../../domain/district/yearReport.ts';
@@ -13,26 +11,20 @@ import { yearFigures } from '../../domain/district/yearFigures.ts';
 /** District reports: Super Admins only (never shown to principals beyond their own school). */
 export function reportsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/admin/reports' });
-  const requireSuperAdmin = (ctx: Context) => {
-    if (authOf(ctx).actor.level !== 5) throw forbidden();
-  };
 
-  router.get('/year.csv', async (ctx) => {
-    requireSuperAdmin(ctx);
+  router.get('/year.csv', superAdminOnly, async (ctx) => {
     const { schoolYear = currentSchoolYear() } = parse(reportYearQuerySchema, ctx.query);
     ctx.type = 'text/csv; charset=utf-8';
     ctx.attachment(`Consolidated_Plans_${schoolYear}.csv`);
     ctx.body = await yearReportCsv(services, schoolYear);
   });
 
-  router.get('/timeline', async (ctx) => {
-    requireSuperAdmin(ctx);
+  router.get('/timeline', superAdminOnly, async (ctx) => {
     const { schoolYear = currentSchoolYear() } = parse(reportYearQuerySchema, ctx.query);
     ctx.body = await statusTimeline(services, schoolYear);
   });
 
-  router.get('/figures', async (ctx) => {
-    requireSuperAdmin(ctx);
+  router.get('/figures', superAdminOnly, async (ctx) => {
     const { schoolYear = currentSchoolYear() } = parse(reportYearQuerySchema, ctx.query);
     ctx.body = await yearFigures(services, schoolYear);
   });

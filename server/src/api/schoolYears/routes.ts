@@ -1,11 +1,8 @@
 import Router from '@koa/router';
-import type { Context } from 'koa';
 import { currentSchoolYear } from '@csp/shared';
 import type { Services } from '../../services.ts';
-import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../errors.ts';
+import { authOf, superAdminOnly, callerOf } from '../../auth/gate.ts';
 import { parse } from '../../http/validate.ts';
-import type { Caller } from '../../domain/audit/recordAudit.ts';
 import { readYearSettings } from '../../domain/schoolYears/readYearSettings.ts';
 import { setUpNextYear } from '../../domain/schoolYears/setUpNextYear.ts';
 import { updateYearSettings } from '../../domain/schoolYears/updateYearSettings.ts';
@@ -16,12 +13,6 @@ import { deleteYearSchema, nextYearSchema, updateYearSchema, yearQuerySchema } f
 export function schoolYearRoutes(services: Services): Router {
   const router = new Router({ prefix: '/school-year' });
 
-  const superAdmin = (ctx: Context): Caller => {
-    const auth = authOf(ctx);
-    if (auth.actor.level !== 5) throw forbidden();
-    return { auth, ip: ctx.ip };
-  };
-
   router.get('/', async (ctx) => {
     authOf(ctx);
     const { schoolYear = currentSchoolYear() } = parse(yearQuerySchema, ctx.query);
@@ -29,27 +20,26 @@ export function schoolYearRoutes(services: Services): Router {
   });
 
   /** Super Admin: every year with settings or plans, and the bank versions a year may pin. */
-  router.get('/years', async (ctx) => {
-    superAdmin(ctx);
+  router.get('/years', superAdminOnly, async (ctx) => {
     ctx.body = await listSchoolYears(services);
   });
 
-  router.post('/', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.post('/', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const { fromYear } = parse(nextYearSchema, ctx.request.body);
     const created = await setUpNextYear(services, caller, fromYear);
     ctx.body = { success: true, settings: await readYearSettings(services, created.schoolYear) };
   });
 
-  router.put('/', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.put('/', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const { schoolYear, ...changes } = parse(updateYearSchema, ctx.request.body);
     await updateYearSettings(services, caller, schoolYear, changes);
     ctx.body = { success: true, settings: await readYearSettings(services, schoolYear) };
   });
 
-  router.delete('/', async (ctx) => {
-    const caller = superAdmin(ctx);
+  router.delete('/', superAdminOnly, async (ctx) => {
+    const caller = callerOf(ctx);
     const { schoolYear } = parse(deleteYearSchema, ctx.request.body);
     await deleteYearSettings(services, caller, schoolYear);
     ctx.body = { success: true, schoolYear };

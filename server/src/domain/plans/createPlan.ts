@@ -7,6 +7,7 @@ import { isUniqueViolation } from '../../storage/errors.ts';
 import { invalidInput, conflict, forbidden } from '../../errors.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { canCreatePlans, isSuperAdmin } from '../../policy/district.ts';
 
 export interface NewPlan {
   schoolName: string;
@@ -20,9 +21,9 @@ export interface NewPlan {
  */
 export async function createPlan(services: Services, caller: Caller, input: NewPlan): Promise<string> {
   const actor = caller.auth.actor;
-  if (actor.level < 4) throw forbidden();
+  if (!canCreatePlans(actor)) throw forbidden();
   if (actor.level === 4 && input.schoolName !== actor.schoolName) throw forbidden('Principals can only create plans for their own school');
-  if (input.initialOwnerEmail !== undefined && actor.level !== 5) throw forbidden('Only a Super Admin can choose the owner');
+  if (input.initialOwnerEmail !== undefined && !isSuperAdmin(actor)) throw forbidden('Only a Super Admin can choose the owner');
   const db = services.storage.db;
 
   const settings = await ensureYearSettings(db, services.banks, input.schoolYear);

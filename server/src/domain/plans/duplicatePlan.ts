@@ -6,6 +6,7 @@ import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
 import type { PlanContext } from './loadPlan.ts';
+import { canCreatePlans } from '../../policy/district.ts';
 
 export interface DuplicateResult {
   formId: string;
@@ -18,7 +19,7 @@ export interface DuplicateResult {
  */
 export async function duplicatePlan(services: Services, caller: Caller, context: PlanContext, schoolYear: string, force: boolean): Promise<DuplicateResult> {
   const { plan: source, access } = context;
-  if (caller.auth.actor.level < 4 || !access.edit || access.editSections !== null) throw forbidden();
+  if (!canCreatePlans(caller.auth.actor) || !access.edit || access.editSections !== null) throw forbidden();
   if (schoolYear === source.schoolYear) throw invalidInput('Choose a different school year to copy into');
   const db = services.storage.db;
   const settings = await ensureYearSettings(db, services.banks, schoolYear);

@@ -6,6 +6,7 @@ import type { AssignedForm } from '@csp/shared/api/users';
 import type { UserSort } from '@csp/shared/api/users';
 import { containsPattern } from '../../storage/likePattern.ts';
 import type { UserRow } from '../../storage/rows.ts';
+import { visibleUsersOf } from '../../policy/users.ts';
 
 export interface UserListing {
   users: { user: UserRow; assignedForms: AssignedForm[] }[];
@@ -24,9 +25,10 @@ export interface UserListQuery {
   order?: 'asc' | 'desc' | undefined;
 }
 
-/** Who an administrator may see at all: everyone for a Super Admin; own school below 5 for a principal. */
+/** Who an administrator may see at all, as the policy says (`visibleUsersOf`). */
 function scopeOf(actor: UserRow): SQL[] {
-  return actor.level < 5 ? [eq(users.schoolName, actor.schoolName), lt(users.level, 5)] : [];
+  const scope = visibleUsersOf(actor);
+  return scope ? [eq(users.schoolName, scope.schoolName), lt(users.level, scope.belowLevel)] : [];
 }
 
 const SORT_COLUMNS = {
@@ -98,7 +100,8 @@ export async function listUsers({ storage }: Services, actor: UserRow, query: Us
 
 /** The schools an administrator may filter by: every school with users for a Super Admin, the own school for a principal. */
 export async function listUserSchools({ storage }: Services, actor: UserRow): Promise<string[]> {
-  if (actor.level < 5) return [actor.schoolName];
+  const scope = visibleUsersOf(actor);
+  if (scope) return [scope.schoolName];
   const rows = await storage.db.selectDistinct({ schoolName: users.schoolName }).from(users).orderBy(asc(users.schoolName));
   return rows.map((row) => row.schoolName).filter((name) => name !== '');
 }
