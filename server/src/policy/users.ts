@@ -18,13 +18,6 @@ export function visibleUsersOf(actor: Actor): { schoolName: string; belowLevel: 
   return isSuperAdmin(actor) ? null : { schoolName: actor.schoolName, belowLevel: LEVEL.superAdmin };
 }
 
-/** Whether one user is among those (`visibleUsersOf`); a user who cannot administer sees nobody. */
-export function canSeeUser(actor: Actor, target: Target): boolean {
-  if (!canAdministerUsers(actor)) return false;
-  const scope = visibleUsersOf(actor);
-  return scope === null || (target.schoolName === scope.schoolName && target.level < scope.belowLevel);
-}
-
 /**
  * Update and delete (`canManageTarget`): never oneself, only strictly lower levels, and a principal
  * only levels 1 to 3 of the principal's own school.
