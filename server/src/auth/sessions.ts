@@ -120,10 +120,6 @@ export async function invalidateUserSessions(services: BaseServices, userIds: st
   await deny(services, removed);
 }
 
-export async function setPreviewUser(services: BaseServices, sessionId: string, previewUserId: string | null): Promise<void> {
-  await services.storage.db.update(sessions).set({ previewUserId }).where(eq(sessions.id, sessionId));
-}
-
 export async function deleteExpiredSessions(services: BaseServices): Promise<void> {
   await services.storage.db.delete(sessions).where(lt(sessions.expiresAt, new Date()));
 }

@@ -9,6 +9,7 @@ export const clientErrorSchema = z.object({
   url: clip(2000).optional(),
   userAgent: clip(500).optional(),
 });
+export type ClientErrorReport = z.infer<typeof clientErrorSchema>;
 
 /** GET /api/public/overview (docs/decisions.md). */
 export const publicOverviewSchema = z.object({

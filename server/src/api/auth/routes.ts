@@ -1,18 +1,15 @@
 import Router from '@koa/router';
-import { eq } from 'drizzle-orm';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import type { OidcClient } from '../../auth/oidcClient.ts';
 import { admitUser, recordSignIn } from '../../auth/admitUser.ts';
-import { authOf } from '../../auth/gate.ts';
-import { SESSION_COOKIE, createSession, invalidateSession, setPreviewUser } from '../../auth/sessions.ts';
-import { AppError, invalidInput, forbidden, notFound, unauthenticated } from '../../errors.ts';
+import { callerOf } from '../../auth/gate.ts';
+import { SESSION_COOKIE, createSession, invalidateSession } from '../../auth/sessions.ts';
+import { AppError, unauthenticated } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { presentUser } from '../../presenters/user.ts';
-import { recordAudit } from '../../domain/audit/recordAudit.ts';
-import { users } from '../../storage/schema.ts';
 import { previewBodySchema, signInQuerySchema, signInStateSchema, type Session } from '@csp/shared/api/auth';
-import { canPreviewAs } from '../../policy/district.ts';
+import { startRolePreview, stopRolePreview } from '../../domain/auth/rolePreview.ts';
 
 const SIGN_IN_COOKIE = 'csp.sign-in';
 const SIGN_IN_MAX_AGE_MS = 10 * 60 * 1000;
@@ -95,35 +92,15 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
   });
 
   router.post('/preview', async (ctx) => {
-    const auth = authOf(ctx);
-    if (!canPreviewAs(auth.user)) throw forbidden();
     const { userId } = parse(previewBodySchema, ctx.request.body);
-    const [target] = await services.storage.db.select().from(users).where(eq(users.id, userId)).limit(1);
-    if (!target) throw notFound('User not found');
-    if (!target.isDemo) throw invalidInput('Only demo users can be previewed');
-    await setPreviewUser(services, auth.sessionId, target.id);
-    services.events.accessChanged({ sessionIds: [auth.sessionId] });
-    await recordAudit(
-      services.storage.db,
-      { auth, ip: ctx.ip },
-      {
-        action: 'auth.preview.start',
-        targetType: 'user',
-        targetId: target.id,
-        summary: { previewEmail: target.email, previewLevel: target.level },
-      },
-    );
+    const target = await startRolePreview(services, callerOf(ctx), userId);
     ctx.body = { success: true, user: presentUser(target), previewing: true };
   });
 
   router.delete('/preview', async (ctx) => {
-    const auth = authOf(ctx);
-    await setPreviewUser(services, auth.sessionId, null);
-    services.events.accessChanged({ sessionIds: [auth.sessionId] });
-    if (auth.previewing) {
-      await recordAudit(services.storage.db, { auth, ip: ctx.ip }, { action: 'auth.preview.stop', targetType: 'user', targetId: auth.actor.id });
-    }
-    ctx.body = { success: true, user: presentUser(auth.user), previewing: false };
+    const caller = callerOf(ctx);
+    await stopRolePreview(services, caller);
+    ctx.body = { success: true, user: presentUser(caller.auth.user), previewing: false };
   });
 
   return router;
