@@ -34,7 +34,7 @@ interface ListedUser {
 }
 
 /** The user with this e-mail as the API lists it to the Super Admin, or undefined. */
-async function userByEmail(email: string): Promise<ListedUser | undefined> {
+async function listedUser(email: string): Promise<ListedUser | undefined> {
   const { status, body } = await adminApi.get(`/api/users?q=${encodeURIComponent(email)}`);
   expect(status).toBe(200);
   return (body.users as ListedUser[]).find((user) => user.email === email);
@@ -120,9 +120,9 @@ describe('the Users admin page in a real browser', () => {
     await expectAccessible(page, 'the import results');
 
     // The server really created the good rows, and not the bad one.
-    expect(await userByEmail(good1)).toMatchObject({ name: 'Ada Import', level: 1, schoolName: HARBOR, isActive: true });
-    expect(await userByEmail(good2)).toMatchObject({ name: 'Ben Import', level: 2, schoolName: RIVERSIDE });
-    expect(await userByEmail(bad)).toBeUndefined();
+    expect(await listedUser(good1)).toMatchObject({ name: 'Ada Import', level: 1, schoolName: HARBOR, isActive: true });
+    expect(await listedUser(good2)).toMatchObject({ name: 'Ben Import', level: 2, schoolName: RIVERSIDE });
+    expect(await listedUser(bad)).toBeUndefined();
 
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
@@ -163,7 +163,7 @@ describe('the Users admin page in a real browser', () => {
     await form.getByRole('textbox', { name: /Title/ }).fill('Grade 4 teacher');
     await form.getByRole('button', { name: 'Add user' }).click();
     await form.waitFor({ state: 'hidden' });
-    expect(await userByEmail(teacher)).toMatchObject({ name: 'Nina New', level: 1, schoolName: HARBOR, isActive: true });
+    expect(await listedUser(teacher)).toMatchObject({ name: 'Nina New', level: 1, schoolName: HARBOR, isActive: true });
 
     // The server's own refusal is shown in the form.
     await page.getByRole('button', { name: 'Add user' }).click();
@@ -185,7 +185,7 @@ describe('the Users admin page in a real browser', () => {
       .getByRole('listitem')
       .filter({ hasText: `Nina New (${teacher}): done` })
       .waitFor();
-    expect(await userByEmail(teacher)).toMatchObject({ isActive: false });
+    expect(await listedUser(teacher)).toMatchObject({ isActive: false });
     await usersTable(page)
       .getByRole('row', { name: /Nina New/ })
       .getByText('Deactivated')
@@ -218,7 +218,7 @@ describe('the Users admin page in a real browser', () => {
       .getByRole('listitem')
       .filter({ hasText: 'Elena Rodriguez (principal.harbor@example.org): refused, You cannot change your own account' })
       .waitFor();
-    expect(await userByEmail(target)).toMatchObject({ level: 2 });
+    expect(await listedUser(target)).toMatchObject({ level: 2 });
 
     // Delete asks first; cancelling changes nothing, confirming deletes.
     await page.getByRole('button', { name: 'Clear selection' }).click();
@@ -229,12 +229,12 @@ describe('the Users admin page in a real browser', () => {
     await confirm.getByText('This cannot be undone').waitFor();
     await confirm.getByRole('button', { name: 'Cancel' }).click();
     await confirm.waitFor({ state: 'hidden' });
-    expect(await userByEmail(target)).toBeDefined();
+    expect(await listedUser(target)).toBeDefined();
     await page.getByRole('button', { name: 'Apply to selected' }).click();
     await confirm.getByRole('button', { name: 'Delete 1 user' }).click();
     await confirm.waitFor({ state: 'hidden' });
     await page.getByRole('status').filter({ hasText: 'Delete: 1 of 1 applied.' }).waitFor();
-    expect(await userByEmail(target)).toBeUndefined();
+    expect(await listedUser(target)).toBeUndefined();
     await usersTable(page).getByText('No users match these filters.').waitFor();
     expect(errors).toEqual([]);
   });
@@ -290,7 +290,7 @@ describe('the Users admin page in a real browser', () => {
     const dialog = page.getByRole('dialog', { name: 'Access of Carlos Mendoza' });
     await dialog.getByRole('checkbox', { name: 'Can view plans shared with them' }).check();
     await dialog.getByRole('button', { name: 'Save permissions' }).click();
-    await waitFor('the flag stored', async () => (await userByEmail(email))?.permissions.canViewPlans === true);
+    await waitFor('the flag stored', async () => (await listedUser(email))?.permissions.canViewPlans === true);
 
     const plan = `${RIVERSIDE} ${year}`;
     await dialog.getByRole('combobox', { name: `Share a plan of ${RIVERSIDE}` }).selectOption({ label: `${plan} (this year)` });
@@ -300,13 +300,13 @@ describe('the Users admin page in a real browser', () => {
       .getByRole('listitem')
       .filter({ hasText: `${plan} · can edit` })
       .waitFor();
-    const shared = await userByEmail(email);
+    const shared = await listedUser(email);
     expect(shared?.assignedForms).toHaveLength(1);
     expect(shared?.assignedForms[0]).toMatchObject({ permissions: 'edit', sections: [] });
 
     await dialog.getByRole('button', { name: `Stop sharing ${plan}` }).click();
     await dialog.getByText('No plan is shared with this person.').waitFor();
-    expect((await userByEmail(email))?.assignedForms).toEqual([]);
+    expect((await listedUser(email))?.assignedForms).toEqual([]);
     await page.keyboard.press('Escape');
     await dialog.waitFor({ state: 'hidden' });
     expect(errors).toEqual([]);
@@ -368,7 +368,7 @@ describe('the Users admin page in a real browser', () => {
       await close.click();
       await dialog.waitFor({ state: 'hidden' });
     }
-    expect(await userByEmail('teacher.harbor@example.org')).toBeDefined();
+    expect(await listedUser('teacher.harbor@example.org')).toBeDefined();
     expect(errors).toEqual([]);
   });
 

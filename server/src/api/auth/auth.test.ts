@@ -8,6 +8,7 @@ import { flowToCallback } from '../../testing/signIn.ts';
 import { SESSION_COOKIE, SESSION_MAX_AGE_MS, validateSessionToken, validateSessionTokens } from '../../auth/sessions.ts';
 import { auditLogs, sessions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
+import { userByEmail } from '../../testing/users.ts';
 
 /**
  * Sign-in, sessions, the access gate, the same-origin guard and role preview, over HTTP against a
@@ -92,12 +93,6 @@ async function makeUser(server: TestServer, level: number, extra: Partial<typeof
     })
     .returning();
   return row!;
-}
-
-async function userByEmail(server: TestServer, email: string) {
-  const [row] = await server.services.storage.db.select().from(users).where(eq(users.email, email)).limit(1);
-  if (!row) throw new Error(`no user ${email}`);
-  return row;
 }
 
 async function sessionCount(server: TestServer, userId?: string): Promise<number> {

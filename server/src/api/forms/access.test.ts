@@ -34,6 +34,7 @@ import { HttpClient } from '../../testing/httpClient.ts';
 import { comments, notifications, planShares, planSteps, plans, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import type { UserRow } from '../../storage/rows.ts';
+import { userByEmail } from '../../testing/users.ts';
 
 const HARBOR = 'Harbor View Academy';
 const RIVERSIDE = 'Riverside Learning Center';
@@ -295,12 +296,6 @@ async function sharesOf(formId: string) {
   return db().select().from(planShares).where(eq(planShares.formId, formId));
 }
 
-async function userByEmail(email: string): Promise<UserRow> {
-  const [row] = await db().select().from(users).where(eq(users.email, email)).limit(1);
-  if (!row) throw new Error(`no user ${email}`);
-  return row;
-}
-
 beforeAll(async () => {
   server = await startTestServer();
   for (const made of Object.values(MADE_USERS))
@@ -313,7 +308,7 @@ beforeAll(async () => {
     if (caller === 'none') continue;
     const email = DEMO_EMAIL[caller] ?? MADE_USERS[caller]?.email ?? DEMO_EMAIL.L5!;
     clients.set(caller, await signIn(server.url, email));
-    actorOf.set(caller, await userByEmail(caller === 'preview' ? DEMO_PRINCIPAL_EMAIL : email));
+    actorOf.set(caller, await userByEmail(server, caller === 'preview' ? DEMO_PRINCIPAL_EMAIL : email));
   }
   superAdmin = actorOf.get('L5')!;
   const preview = await clients.get('preview')!.post('/api/auth/preview', { userId: actorOf.get('preview')!.id });

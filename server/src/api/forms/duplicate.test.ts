@@ -28,6 +28,7 @@ import type { HttpClient } from '../../testing/httpClient.ts';
 import { comments, planShares, planSteps, plans, schoolYearSettings, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { sampleStepAnswers } from '../../seed/sampleAnswers.ts';
+import { userByEmail } from '../../testing/users.ts';
 
 const HARBOR = 'Harbor View Academy';
 const STEPS = BUNDLED_BANK.steps;
@@ -174,12 +175,6 @@ const duplicate = (client: HttpClient, formId: string, body: unknown) => client.
 const saveStep = (client: HttpClient, formId: string, stepKey: string, data: StepAnswers) =>
   client.put(`/api/forms/${formId}/step/${stepNumberOf(stepKey)}`, { stepData: { data }, lastUpdated: null, mergeStrategy: 'last-write-wins' });
 
-async function userByEmail(email: string): Promise<UserRow> {
-  const [row] = await db().select().from(users).where(eq(users.email, email)).limit(1);
-  if (!row) throw new Error(`no user ${email}`);
-  return row;
-}
-
 beforeAll(async () => {
   server = await startTestServer();
   const emails = {
@@ -189,7 +184,7 @@ beforeAll(async () => {
     coordinator: 'coordinator.harbor@example.org',
     teacher: 'teacher.harbor@example.org',
   } as const;
-  for (const [key, email] of Object.entries(emails) as [keyof typeof emails, string][]) user[key] = await userByEmail(email);
+  for (const [key, email] of Object.entries(emails) as [keyof typeof emails, string][]) user[key] = await userByEmail(server, email);
   [admin, principal, riversidePrincipal, ap, coordinator, teacher] = await signInAll(server.url, [
     emails.admin,
     emails.principal,

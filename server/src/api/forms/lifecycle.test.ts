@@ -18,6 +18,7 @@ import type { HttpClient } from '../../testing/httpClient.ts';
 import { auditLogs, comments, notifications, planShares, planSteps, plans, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import type { UserRow } from '../../storage/rows.ts';
+import { userByEmail } from '../../testing/users.ts';
 
 const HARBOR = 'Harbor View Academy';
 const RIVERSIDE = 'Riverside Learning Center';
@@ -73,12 +74,6 @@ async function planRow(id: string) {
   return row;
 }
 
-async function userByEmail(email: string): Promise<UserRow> {
-  const [row] = await db().select().from(users).where(eq(users.email, email)).limit(1);
-  if (!row) throw new Error(`no user ${email}`);
-  return row;
-}
-
 const saveStep6 = (client: HttpClient, formId: string, value: string) =>
   client.put(`/api/forms/${formId}/step/6`, { stepData: { data: { att_coordinatorName: value } }, lastUpdated: null, mergeStrategy: 'last-write-wins' });
 
@@ -93,7 +88,7 @@ beforeAll(async () => {
     teacher: 'teacher.harbor@example.org',
     demo: DEMO_PRINCIPAL_EMAIL,
   } as const;
-  for (const [key, email] of Object.entries(emails) as [keyof typeof emails, string][]) user[key] = await userByEmail(email);
+  for (const [key, email] of Object.entries(emails) as [keyof typeof emails, string][]) user[key] = await userByEmail(server, email);
   [admin, principal, riversidePrincipal, owner, teacher, preview] = await signInAll(server.url, [
     emails.admin,
     emails.principal,

@@ -8,8 +8,9 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn, signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 
-import { HARBOR, RIVERSIDE, auditRecords, forwardedAddresses, freshEmail, insertUser, userByEmail } from './users.testkit.ts';
+import { HARBOR, RIVERSIDE, auditRecords, forwardedAddresses, freshEmail, insertUser } from './users.testkit.ts';
 import type { UserRow } from '../../storage/rows.ts';
+import { findUserByEmail } from '../../testing/users.ts';
 
 let server: TestServer;
 let admin: HttpClient;
@@ -20,8 +21,8 @@ let harborRow: UserRow;
 beforeAll(async () => {
   server = await startTestServer();
   [admin, harbor] = await signInAll(server.url, ['superadmin@example.org', 'principal.harbor@example.org']);
-  adminRow = (await userByEmail(server, 'superadmin@example.org'))!;
-  harborRow = (await userByEmail(server, 'principal.harbor@example.org'))!;
+  adminRow = (await findUserByEmail(server, 'superadmin@example.org'))!;
+  harborRow = (await findUserByEmail(server, 'principal.harbor@example.org'))!;
 });
 afterAll(() => server?.stop());
 
@@ -192,7 +193,7 @@ describe('every user mutation writes an audit record', () => {
       expect(response.status).toBe(200);
     });
     const text = JSON.stringify(written.map((r) => [r.targetId, r.summary]));
-    const created = await userByEmail(server, email);
+    const created = await findUserByEmail(server, email);
     // Who was created and who was changed must be recoverable from the audit log.
     expect(text.includes(email) || text.includes(created!.id), text).toBe(true);
     expect(text.includes(existing.email) || text.includes(existing.id), text).toBe(true);

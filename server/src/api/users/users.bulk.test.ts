@@ -7,8 +7,9 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn, signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 
-import { DISTRICT, HARBOR, RIVERSIDE, allUsers, freshEmail, insertUser, userByEmail, userById } from './users.testkit.ts';
+import { DISTRICT, HARBOR, RIVERSIDE, allUsers, freshEmail, insertUser, userById } from './users.testkit.ts';
 import type { UserRow } from '../../storage/rows.ts';
+import { findUserByEmail } from '../../testing/users.ts';
 
 let server: TestServer;
 let admin: HttpClient;
@@ -20,8 +21,8 @@ let riverside: HttpClient;
 beforeAll(async () => {
   server = await startTestServer();
   [admin, harbor, riverside] = await signInAll(server.url, ['superadmin@example.org', 'principal.harbor@example.org', 'principal.riverside@example.org']);
-  adminRow = (await userByEmail(server, 'superadmin@example.org'))!;
-  harborRow = (await userByEmail(server, 'principal.harbor@example.org'))!;
+  adminRow = (await findUserByEmail(server, 'superadmin@example.org'))!;
+  harborRow = (await findUserByEmail(server, 'principal.harbor@example.org'))!;
 });
 afterAll(() => server?.stop());
 
@@ -265,8 +266,14 @@ describe('POST /api/users/bulk-import', () => {
 
     // Exactly the two created rows were added.
     expect((await allUsers(server)).length).toBe(before + 2);
-    expect(await userByEmail(server, newEmail)).toMatchObject({ name: 'New Person', level: 2, schoolName: RIVERSIDE, title: 'Coordinator', isActive: true });
-    expect(await userByEmail(server, mixedEmail)).toMatchObject({ name: 'Mixed Case', level: 1, schoolName: HARBOR });
+    expect(await findUserByEmail(server, newEmail)).toMatchObject({
+      name: 'New Person',
+      level: 2,
+      schoolName: RIVERSIDE,
+      title: 'Coordinator',
+      isActive: true,
+    });
+    expect(await findUserByEmail(server, mixedEmail)).toMatchObject({ name: 'Mixed Case', level: 1, schoolName: HARBOR });
     // Updated: name, level, school changed; the title (not sent), flags and activity kept.
     expect(await userById(server, existing.id)).toMatchObject({
       email: existing.email,
@@ -278,7 +285,7 @@ describe('POST /api/users/bulk-import', () => {
       permissions: { canViewPlans: true },
     });
     // Invalid rows created nothing and changed nothing.
-    for (const email of invalidEmails) expect(await userByEmail(server, email), email).toBeUndefined();
+    for (const email of invalidEmails) expect(await findUserByEmail(server, email), email).toBeUndefined();
     expect(await userById(server, existingBad.id)).toEqual(existingBad);
     expect(await userById(server, otherAdmin.id)).toEqual(otherAdmin);
     expect(await userById(server, adminRow.id)).toEqual(adminRow);
@@ -293,7 +300,7 @@ describe('POST /api/users/bulk-import', () => {
     expect(second.status).toBe(200);
     expect(second.body.results).toEqual([{ row: 0, email, status: 'updated' }]);
     expect((await allUsers(server)).filter((u) => u.email === email)).toHaveLength(1);
-    expect((await userByEmail(server, email))?.level).toBe(2);
+    expect((await findUserByEmail(server, email))?.level).toBe(2);
   });
 
   it('answers 400 for a body that is not { users: [...] }', async () => {
@@ -314,6 +321,6 @@ describe('POST /api/users/bulk-import', () => {
     const response = await harbor.post('/api/users/bulk-import', { users: [{ name: 'Via Principal', email, level: 1, schoolName: HARBOR }] });
     expect(response.status).toBe(403);
     expect(response.body).toEqual({ error: 'Access denied' });
-    expect(await userByEmail(server, email)).toBeUndefined();
+    expect(await findUserByEmail(server, email)).toBeUndefined();
   });
 });

@@ -9,7 +9,8 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { users } from '../../storage/schema.ts';
-import { DISTRICT, HARBOR, RIVERSIDE, freshEmail, insertUser, userByEmail } from './users.testkit.ts';
+import { DISTRICT, HARBOR, RIVERSIDE, freshEmail, insertUser } from './users.testkit.ts';
+import { findUserByEmail } from '../../testing/users.ts';
 
 let server: TestServer;
 let admin: HttpClient;
@@ -62,7 +63,7 @@ describe('GET /api/users filters (Super Admin)', () => {
   });
 
   it('a completed sign-in is recorded: neverSignedIn=true lists who has not, false who has', async () => {
-    const principal = await userByEmail(server, 'principal.harbor@example.org');
+    const principal = await findUserByEmail(server, 'principal.harbor@example.org');
     expect(principal?.lastSignedInAt).toBeInstanceOf(Date);
     const never = await everyone(admin, 'neverSignedIn=true');
     expect(emailsOf(never)).toContain('teacher.harbor@example.org');

@@ -8,8 +8,9 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 
-import { DISTRICT, HARBOR, RIVERSIDE, freshEmail, insertUser, userByEmail, userById } from './users.testkit.ts';
+import { DISTRICT, HARBOR, RIVERSIDE, freshEmail, insertUser, userById } from './users.testkit.ts';
 import type { UserRow } from '../../storage/rows.ts';
+import { findUserByEmail } from '../../testing/users.ts';
 
 /** Callers: no session, or a demo user of each level (levels 1 to 4 at Harbor, 5 at the District Office). */
 type Caller = 'none' | 'L1' | 'L2' | 'L3' | 'L4' | 'L5';
@@ -159,7 +160,7 @@ beforeAll(async () => {
   clients.set('none', new HttpClient(server.url));
   for (const [caller, email] of Object.entries(CALLER_EMAIL) as [Exclude<Caller, 'none'>, string][]) {
     clients.set(caller, await signIn(server.url, email));
-    self.set(caller, (await userByEmail(server, email))!);
+    self.set(caller, (await findUserByEmail(server, email))!);
   }
 });
 afterAll(() => server?.stop());
@@ -200,7 +201,7 @@ describe('Users API access matrix', () => {
           route === 'POST /api/users/create' ? await client.post('/api/users/create', user) : await client.post('/api/users/bulk-import', { users: [user] });
         expect(response.status).toBe(status);
         if (route === 'POST /api/users/bulk-import' && status === 200) expect(response.body.results).toEqual([{ row: 0, email, status: 'created' }]);
-        const stored = await userByEmail(server, email);
+        const stored = await findUserByEmail(server, email);
         if (effect === 'created') expect(stored).toMatchObject({ name: marker, level: user.level, schoolName: user.schoolName });
         else expect(stored).toBeUndefined();
         return;

@@ -9,7 +9,8 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn, signInAll, signInFlow } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { users } from '../../storage/schema.ts';
-import { DISTRICT, HARBOR, RIVERSIDE, allUsers, freshEmail, insertUser, userByEmail, userById } from './users.testkit.ts';
+import { DISTRICT, HARBOR, RIVERSIDE, allUsers, freshEmail, insertUser, userById } from './users.testkit.ts';
+import { findUserByEmail } from '../../testing/users.ts';
 
 // Writes are limited per user (users-write 30/min): they are spread over the three signed-in callers.
 let server: TestServer;
@@ -103,7 +104,7 @@ describe('POST /api/users/create', () => {
     expect(status).toBe(200);
     expect(body.success).toBe(true);
     expect(body.user).toMatchObject({ name: 'Morgan Lee', email: local, level: 2, schoolName: RIVERSIDE, title: 'Coordinator', isActive: true });
-    const stored = await userByEmail(server, local);
+    const stored = await findUserByEmail(server, local);
     expect(stored).toMatchObject({ id: body.user._id, email: local, name: 'Morgan Lee', level: 2, schoolName: RIVERSIDE, isActive: true, isDemo: false });
     // The new account is real: it signs in with its (any-case) address.
     const session = await (await signIn(server.url, local.toUpperCase())).get('/api/auth/session');
@@ -115,7 +116,7 @@ describe('POST /api/users/create', () => {
     const email = freshEmail('inactive');
     const { status } = await harbor.post('/api/users/create', { name: 'Off Duty', email, level: 1, schoolName: HARBOR, isActive: false });
     expect(status).toBe(200);
-    expect((await userByEmail(server, email))?.isActive).toBe(false);
+    expect((await findUserByEmail(server, email))?.isActive).toBe(false);
     expect((await signInFlow(server.url, email)).location).toBe('/login?error=inactive');
   });
 
@@ -168,7 +169,7 @@ describe('POST /api/users/create', () => {
       const email = freshEmail('by.principal');
       const response = await harbor.post('/api/users/create', { name: 'By Principal', email, level, schoolName });
       expect(response.status, `${level} ${schoolName}`).toBe(status);
-      const stored = await userByEmail(server, email);
+      const stored = await findUserByEmail(server, email);
       if (status === 200) expect(stored).toMatchObject({ level, schoolName });
       else expect(stored).toBeUndefined();
     }
@@ -362,7 +363,7 @@ describe('PUT /api/users/:id/permissions', () => {
 describe('role preview', () => {
   it('a Super Admin previewing the demo principal is scoped like that principal, and back again after stopping', async () => {
     const client = await signIn(server.url, 'superadmin@example.org');
-    const demo = await userByEmail(server, 'demo.principal@example.org');
+    const demo = await findUserByEmail(server, 'demo.principal@example.org');
     expect((await client.post('/api/auth/preview', { userId: demo!.id })).status).toBe(200);
 
     const listing = await client.get('/api/users?limit=200');
@@ -375,7 +376,7 @@ describe('role preview', () => {
     const email = freshEmail('preview');
     expect((await client.post('/api/users/create', { name: 'Via Preview', email, level: 4, schoolName: HARBOR })).status).toBe(403);
     expect((await client.get('/api/users/audit-logs')).status).toBe(403);
-    expect(await userByEmail(server, email)).toBeUndefined();
+    expect(await findUserByEmail(server, email)).toBeUndefined();
 
     expect((await client.delete('/api/auth/preview')).status).toBe(200);
     const full = await client.get('/api/users?limit=200');

@@ -44,11 +44,6 @@ export async function userById(server: TestServer, id: string): Promise<UserRow 
   return row;
 }
 
-export async function userByEmail(server: TestServer, email: string): Promise<UserRow | undefined> {
-  const [row] = await server.services.storage.db.select().from(users).where(eq(users.email, email)).limit(1);
-  return row;
-}
-
 export async function allUsers(server: TestServer): Promise<UserRow[]> {
   return server.services.storage.db.select().from(users);
 }
