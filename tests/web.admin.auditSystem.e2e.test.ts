@@ -13,6 +13,7 @@ import { openLiveClient, sessionToken, type LiveClient } from './support/collab.
 import { HARBOR, planIdOf } from './support/plans.ts';
 import { waitFor } from './support/wait.ts';
 import { startOwnRedis, type OwnRedis } from '../server/src/testing/ownRedis.ts';
+import { parseCsv } from './support/csv.ts';
 
 /**
  * The Audit log and System admin pages in real Chromium: a Super Admin finds a question-bank
@@ -55,36 +56,6 @@ async function listAll(filter: Record<string, string>): Promise<AuditRecord[]> {
     all.push(...list.logs);
     if (all.length >= list.total) return all;
   }
-}
-
-/** RFC 4180 records (quoted fields may hold commas, doubled quotes and line breaks). */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      record.push(field);
-      field = '';
-    } else if (char === '\r' && text[i + 1] === '\n') {
-      i++;
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-    } else field += char;
-  }
-  expect(field + record.join(''), 'the file ends with a whole record').toBe('');
-  return records;
 }
 
 const records = (page: Page) => page.getByRole('region', { name: 'Audit records, newest first' });
@@ -228,7 +199,7 @@ describe('the Audit log page', () => {
     expect(download.suggestedFilename()).toMatch(/^audit-log_.+\.csv$/);
     const text = fs.readFileSync((await download.path())!, 'utf8');
     await page.getByText(`Exported ${EDITS} records to ${download.suggestedFilename()}.`).waitFor();
-    const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''));
+    const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''), { whole: true });
     expect(header).toEqual([...AUDIT_CSV_COLUMNS]);
     // Every record of the range (not one page), in the list's order, each cell as the API has it.
     expect(rows).toEqual(

@@ -7,6 +7,7 @@ import { signInAll } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
 import { waitFor } from './support/wait.ts';
+import { parseCsv } from './support/csv.ts';
 
 /** The admin area's navigation per role, and the admin plans table in real Chromium. */
 const YEAR = currentSchoolYear();
@@ -155,11 +156,7 @@ describe('the admin area', () => {
     const download = page.waitForEvent('download');
     await page.getByRole('button', { name: 'Export CSV' }).click();
     const csv = fs.readFileSync((await (await download).path())!, 'utf8');
-    // Every field is quoted; no value here holds a quote or a line break.
-    const lines = csv
-      .trim()
-      .split(/\r?\n/)
-      .map((line) => [...line.matchAll(/"((?:[^"]|"")*)"/g)].map((match) => match[1]));
+    const lines = parseCsv(csv, { whole: true });
     expect(lines[0]).toEqual(['School', 'School year', 'Principal', 'Status', 'Steps complete', 'Review flags', 'Last edit']);
     expect(lines.slice(1).map((line) => line[0])).toEqual(api.map((plan) => plan.schoolName));
   });

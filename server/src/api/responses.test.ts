@@ -22,14 +22,8 @@ import {
   reviewFlagResponseSchema,
   stepResponseSchema,
 } from '@csp/shared/api/forms';
-import {
-  auditLogListSchema,
-  bulkResponseSchema,
-  importResponseSchema,
-  userListSchema,
-  userSchoolsSchema,
-  userWriteResponseSchema,
-} from '@csp/shared/api/users';
+import { auditLogListSchema } from '@csp/shared/api/audit';
+import { bulkResponseSchema, importResponseSchema, userListSchema, userSchoolsSchema, userWriteResponseSchema } from '@csp/shared/api/users';
 import { sessionSchema } from '@csp/shared/api/auth';
 import { notificationListSchema } from '@csp/shared/api/notifications';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';

@@ -14,7 +14,7 @@ export type AuditFilter = z.infer<typeof auditFilterSchema>;
 export const startOf = (from: string) => Date.parse(from);
 export const endOf = (to: string) => Date.parse(to.length === 10 ? `${to}T23:59:59.999Z` : to);
 
-/** One audit record as the API shows it. */
+/** One audit record as the API shows it (the log, and a user's trail). */
 export const auditRecordSchema = z.object({
   _id: z.string(),
   actorId: z.string().nullable(),

@@ -112,21 +112,6 @@ export type UserSchools = z.infer<typeof userSchoolsSchema>;
 /** `GET /api/users/:id/audit`: the user's own trail, paged. */
 export const userAuditQuerySchema = pagingSchema;
 
-/** One audit record as `GET /api/users/audit-logs` (and a user's trail) shows it. */
-export const auditRecordSchema = z.object({
-  _id: z.string(),
-  actorId: z.string().nullable(),
-  actorEmail: z.string().nullable(),
-  action: z.string(),
-  targetType: z.string(),
-  targetId: z.string().nullable(),
-  summary: z.unknown(),
-  ip: z.string().nullable(),
-  createdAt: z.string(),
-});
-export type AuditRecord = z.infer<typeof auditRecordSchema>;
-export const auditLogListSchema = z.object({ logs: z.array(auditRecordSchema), total: z.number().int(), page: z.number().int(), limit: z.number().int() });
-
 /** Answers of the users routes the admin page reads. */
 export const userWriteResponseSchema = z.object({ success: z.literal(true), user: userSchema });
 export const bulkResultSchema = z.object({

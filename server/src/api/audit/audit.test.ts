@@ -14,42 +14,12 @@ import { HttpClient } from '../../testing/httpClient.ts';
 import { auditLogs } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { auditLogCsv, csvCell } from '../../domain/audit/auditLogCsv.ts';
+import { parseCsv } from '../../../../tests/support/csv.ts';
 
 let server: TestServer;
 let admin: HttpClient;
 let principal: HttpClient;
 const db = () => server.services.storage.db;
-
-/** RFC 4180 records: quoted fields may hold commas, quotes (doubled) and line breaks. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      record.push(field);
-      field = '';
-    } else if (char === '\r' && text[i + 1] === '\n') {
-      i++;
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-    } else field += char;
-  }
-  expect(field, 'the text ends with a complete record').toBe('');
-  expect(record).toEqual([]);
-  return records;
-}
 
 /** What the export must hold for one record of the list route. */
 const csvRowOf = (log: AuditRecord) => [
@@ -132,7 +102,7 @@ describe('GET /api/admin/audit-logs/export.csv', () => {
     expect(headers.get('content-type')).toBe('text/csv; charset=utf-8');
     expect(headers.get('content-disposition')).toBe('attachment; filename="audit-log_2031-03-01_to_2031-03-05.csv"');
     expect(text.startsWith('\uFEFF')).toBe(true);
-    const [header, ...rows] = parseCsv(text.slice(1));
+    const [header, ...rows] = parseCsv(text.slice(1), { whole: true });
     expect(header).toEqual([...AUDIT_CSV_COLUMNS]);
     const neutralised = (cell: string) => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
     expect(rows).toEqual(expected.map((log) => csvRowOf(log).map(neutralised)));
@@ -153,7 +123,7 @@ describe('GET /api/admin/audit-logs/export.csv', () => {
     ] as const) {
       const { status, text } = await exportCsv(filter);
       expect(status).toBe(200);
-      const rows = parseCsv(text.slice(1)).slice(1);
+      const rows = parseCsv(text.slice(1), { whole: true }).slice(1);
       expect(rows, JSON.stringify(filter)).toHaveLength(count);
       expect(rows).toEqual((await listAll(filter)).map((log) => csvRowOf(log).map((cell) => (/^[=+\-@]/.test(cell) ? `'${cell}` : cell))));
     }
@@ -168,7 +138,7 @@ describe('GET /api/admin/audit-logs/export.csv', () => {
     }
     // Header, then 12 records in batches of 4 (the last batch is full, so one more empty read).
     expect(chunks).toBe(4);
-    const ids = parseCsv(text.slice(1))
+    const ids = parseCsv(text.slice(1), { whole: true })
       .slice(1)
       .map((row) => row[8]);
     const stored = await db().select({ id: auditLogs.id }).from(auditLogs).where(eq(auditLogs.action, TAG));
@@ -179,7 +149,7 @@ describe('GET /api/admin/audit-logs/export.csv', () => {
   it('exports an empty range as the header alone', async () => {
     const { status, text } = await exportCsv({ action: 'no.such.action' });
     expect(status).toBe(200);
-    expect(parseCsv(text.slice(1))).toEqual([[...AUDIT_CSV_COLUMNS]]);
+    expect(parseCsv(text.slice(1), { whole: true })).toEqual([[...AUDIT_CSV_COLUMNS]]);
   });
 
   it('refuses bad filters with 400 JSON naming the field', async () => {

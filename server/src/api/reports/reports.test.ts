@@ -16,6 +16,7 @@ import { HttpClient } from '../../testing/httpClient.ts';
 import { clientErrors, collabDocuments, planSteps, plans, sessions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { yearFiguresSchema } from '@csp/shared/api/reports';
+import { parseCsv } from '../../../../tests/support/csv.ts';
 
 const CURRENT = currentSchoolYear();
 const REPORT_YEAR = '2801-2802';
@@ -28,39 +29,6 @@ let ap: HttpClient;
 let teacher: HttpClient;
 
 const db = () => server.services.storage.db;
-
-/** RFC 4180 records: quoted fields may hold commas, quotes (doubled) and line breaks. */
-function parseCsv(text: string): string[][] {
-  const records: string[][] = [];
-  let record: string[] = [];
-  let field = '';
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const char = text[i]!;
-    if (quoted) {
-      if (char === '"' && text[i + 1] === '"') {
-        field += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else field += char;
-    } else if (char === '"') quoted = true;
-    else if (char === ',') {
-      record.push(field);
-      field = '';
-    } else if (char === '\n' || char === '\r') {
-      if (char === '\r' && text[i + 1] === '\n') i++;
-      record.push(field);
-      records.push(record);
-      record = [];
-      field = '';
-    } else field += char;
-  }
-  if (field !== '' || record.length > 0) {
-    record.push(field);
-    records.push(record);
-  }
-  return records;
-}
 
 const reportColumns = BUNDLED_BANK.steps
   .filter((step) => (COMPARE_STEP_KEYS as readonly string[]).includes(step.key))

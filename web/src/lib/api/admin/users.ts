@@ -2,8 +2,8 @@
 import { z } from 'zod';
 import { successSchema } from '@csp/shared/api/common';
 import { planListSchema } from '@csp/shared/api/forms';
+import { auditLogListSchema } from '@csp/shared/api/audit';
 import {
-  auditLogListSchema,
   bulkResponseSchema,
   importResponseSchema,
   userListSchema,

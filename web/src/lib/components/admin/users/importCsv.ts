@@ -3,45 +3,16 @@
  * spreadsheet writes it (RFC 4180: quoted cells may hold commas, quotes doubled, line breaks).
  * Rows are sent as read; the server validates each one and reports every refusal by row.
  */
-import { toCsv } from '#lib/csv.ts';
+import { readCsv, toCsv } from '#lib/csv.ts';
 
 export const IMPORT_COLUMNS = ['name', 'email', 'level', 'schoolName', 'title'] as const;
 export const REQUIRED_COLUMNS = ['name', 'email', 'level', 'schoolName'] as const;
 /** The route takes at most this many rows at once. */
 export const MAX_IMPORT_ROWS = 2000;
 
-/** Cells of a CSV text, row by row (quotes and line breaks inside quotes kept). */
+/** Cells of a CSV text, row by row (quotes and line breaks inside quotes kept), blank rows left out. */
 export function parseCsv(text: string): string[][] {
-  const rows: string[][] = [];
-  let row: string[] = [];
-  let cell = '';
-  let quoted = false;
-  const source = text.replace(/^\uFEFF/, '');
-  for (let i = 0; i < source.length; i++) {
-    const char = source[i]!;
-    if (quoted) {
-      if (char === '"' && source[i + 1] === '"') {
-        cell += '"';
-        i++;
-      } else if (char === '"') quoted = false;
-      else cell += char;
-    } else if (char === '"' && cell === '') quoted = true;
-    else if (char === ',') {
-      row.push(cell);
-      cell = '';
-    } else if (char === '\n' || char === '\r') {
-      if (char === '\r' && source[i + 1] === '\n') i++;
-      row.push(cell);
-      rows.push(row);
-      row = [];
-      cell = '';
-    } else cell += char;
-  }
-  if (cell !== '' || row.length > 0) {
-    row.push(cell);
-    rows.push(row);
-  }
-  return rows.filter((cells) => cells.some((value) => value.trim() !== ''));
+  return readCsv(text.replace(/^\uFEFF/, '')).filter((cells) => cells.some((value) => value.trim() !== ''));
 }
 
 export interface ImportPreview {
