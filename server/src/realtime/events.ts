@@ -9,6 +9,7 @@ import type {
   StatusEvent,
   StepSavedEvent,
 } from '@csp/shared/api/realtime';
+import type { Step, StepAnswers } from '@csp/shared';
 import type { StepLock } from '../domain/plans/stepLocks.ts';
 import type { CommentRow, NotificationRow } from '../storage/rows.ts';
 
@@ -53,9 +54,21 @@ export interface UserEventPayloads {
 }
 export type UserEventName = keyof UserEventPayloads;
 
+/** A committed write of a step's answers, as its live document needs it. */
+export interface SavedAnswers {
+  formId: string;
+  step: Step;
+  /** Only the answers the write changed. */
+  answers: StepAnswers;
+  completed: boolean;
+  savedBy: string;
+  /** Whether the saver edits the step live, when the save already found out. */
+  savedLive?: boolean;
+}
+
 /** After a REST save, the live documents of the step learn the saved answers. */
 export interface LiveDocuments {
   isLiveEditor(formId: string, stepKey: string, userId: string): Promise<boolean>;
   /** In the background: the save is already the record. */
-  applySavedAnswers(formId: string, stepKey: string, answers: Record<string, unknown>, completed: boolean, savedBy: string): void;
+  applySavedAnswers(saved: SavedAnswers): void;
 }

@@ -39,7 +39,6 @@ const userRoom = (userId: string) => `user:${userId}`;
 
 export interface RealtimeGateway extends RealtimeEvents {
   io: SocketServer;
-  lockWatcher: LockExpiryWatcher;
   /** The periodic presence heartbeat of this process's sockets, at once. */
   refreshPresence(): Promise<void>;
   /** Runs on every server process when someone's access may have changed. */
@@ -73,25 +72,32 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   };
   io.on('revalidate', runAccessListeners);
 
+  const toPlan: RealtimeEvents['toPlan'] = (formId, event, payload) => {
+    io.to(planRoom(formId)).emit(event, { formId, ...payload });
+  };
+  const toUser: RealtimeEvents['toUser'] = (userId, event, payload) => {
+    io.to(userRoom(userId)).emit(event, payload);
+  };
+  const lockWatcher = new LockExpiryWatcher(kv, logger, (formId, lock) =>
+    toPlan(formId, 'lock', { stepKey: lock.stepKey, state: 'expired', lockedBy: lock.lockedBy }),
+  );
+
   const events: RealtimeEvents = {
-    lockChanged: () => {},
-    toPlan: (formId, event, payload) => {
-      io.to(planRoom(formId)).emit(event, { formId, ...payload });
+    toPlan,
+    toUser,
+    lockChanged: (formId, state, lock) => {
+      if (state === 'acquired') lockWatcher.watch(formId, lock);
+      else lockWatcher.unwatch(formId, lock.stepKey);
+      toPlan(formId, 'lock', { stepKey: lock.stepKey, state, lockedBy: lock.lockedBy, ...(state === 'acquired' ? { expiresAt: lock.expiresAt } : {}) });
     },
-    toUser: (userId, event, payload) => {
-      io.to(userRoom(userId)).emit(event, payload);
-    },
-    commentChanged: (comment) => events.toPlan(comment.formId, 'comment', { comment: presentComment(comment) }),
-    notified: (notification) => events.toUser(notification.userId, 'notification', { notification: presentNotification(notification) }),
+    commentChanged: (comment) => toPlan(comment.formId, 'comment', { comment: presentComment(comment) }),
+    notified: (notification) => toUser(notification.userId, 'notification', { notification: presentNotification(notification) }),
     accessChanged: (scope) => {
       runAccessListeners(scope);
       // Other server processes exist only behind the Redis adapter.
       if (redisClients.length) io.serverSideEmit('revalidate', scope);
     },
   };
-  const lockWatcher = new LockExpiryWatcher(kv, events, logger);
-  events.lockChanged = (formId, state, lock) =>
-    state === 'acquired' ? lockWatcher.acquired(formId, lock) : lockWatcher.released(formId, lock.stepKey, lock.lockedBy);
 
   io.use(async (socket, next) => {
     try {
@@ -282,7 +288,6 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   return {
     ...events,
     io,
-    lockWatcher,
     refreshPresence,
     onAccessChanged: (listener) => void accessListeners.push(listener),
     status: () => {

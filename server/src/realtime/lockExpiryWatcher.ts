@@ -2,37 +2,34 @@ import type { KeyValueStore } from '../kv/index.ts';
 import { claimPayload } from '../kv/index.ts';
 import type { Logger } from '../logger.ts';
 import { stepLockKey, type StepLock } from '../domain/plans/stepLocks.ts';
-import type { RealtimeEvents } from './events.ts';
 
 const SWEEP_MS = 2_000;
 
 /**
  * Step locks end by TTL in the shared store, which tells no one; this process watches the
- * locks it saw acquired and announces `expired` when one is gone without a release.
+ * locks it saw acquired and reports each one gone without a release.
  */
 export class LockExpiryWatcher {
   private readonly watched = new Map<string, { formId: string; lock: StepLock }>();
   private readonly timer: NodeJS.Timeout;
   private readonly kv: KeyValueStore;
-  private readonly events: RealtimeEvents;
   private readonly logger: Logger;
+  private readonly onExpired: (formId: string, lock: StepLock) => void;
 
-  constructor(kv: KeyValueStore, events: RealtimeEvents, logger: Logger) {
+  constructor(kv: KeyValueStore, logger: Logger, onExpired: (formId: string, lock: StepLock) => void) {
     this.kv = kv;
-    this.events = events;
     this.logger = logger;
+    this.onExpired = onExpired;
     this.timer = setInterval(() => void this.sweep().catch((error: unknown) => this.logger.warn({ err: error }, 'lock sweep failed')), SWEEP_MS);
     this.timer.unref();
   }
 
-  acquired(formId: string, lock: StepLock): void {
+  watch(formId: string, lock: StepLock): void {
     this.watched.set(stepLockKey(formId, lock.stepKey), { formId, lock });
-    this.events.toPlan(formId, 'lock', { stepKey: lock.stepKey, state: 'acquired', lockedBy: lock.lockedBy, expiresAt: lock.expiresAt });
   }
 
-  released(formId: string, stepKey: string, lockedBy: StepLock['lockedBy']): void {
+  unwatch(formId: string, stepKey: string): void {
     this.watched.delete(stepLockKey(formId, stepKey));
-    this.events.toPlan(formId, 'lock', { stepKey, state: 'released', lockedBy });
   }
 
   /** Reads only the locks whose known expiry has passed; a renewed one is watched until its new expiry. */
@@ -48,7 +45,7 @@ export class LockExpiryWatcher {
         return;
       }
       this.watched.delete(key);
-      this.events.toPlan(watched.formId, 'lock', { stepKey: watched.lock.stepKey, state: 'expired', lockedBy: watched.lock.lockedBy });
+      this.onExpired(watched.formId, watched.lock);
     });
   }
 

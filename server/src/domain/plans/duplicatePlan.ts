@@ -41,7 +41,7 @@ export async function duplicatePlan(services: Services, caller: Caller, context:
         action: 'plan.duplicate.fill',
         targetType: 'plan',
         targetId: existing.id,
-        summary: { sourceFormId: source.id, filled: fills.map((step) => ({ stepKey: step.stepKey, questions: Object.keys(step.filled).length })) },
+        summary: { sourceFormId: source.id, filled: fills.map((fill) => ({ stepKey: fill.step.key, questions: Object.keys(fill.filled).length })) },
       });
       return { formId: existing.id, created: false, fills };
     }

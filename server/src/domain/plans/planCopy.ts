@@ -1,4 +1,4 @@
-import { computeNeedsUpdate, isBlankAnswer, isStepComplete, type NeedsUpdateFlag, type QuestionBank, type StepAnswers } from '@csp/shared';
+import { computeNeedsUpdate, isBlankAnswer, isStepComplete, type NeedsUpdateFlag, type QuestionBank, type Step, type StepAnswers } from '@csp/shared';
 import { eq } from 'drizzle-orm';
 import { newId } from '../../storage/ids.ts';
 import { planSteps, plans } from '../../storage/schema.ts';
@@ -64,6 +64,13 @@ export function buildPlanCopy(
   };
 }
 
+/** The answers one step of the target gains from the source. */
+interface StepFill {
+  step: Step;
+  filled: StepAnswers;
+  completed: boolean;
+}
+
 /**
  * Duplicate with `force` into a plan that already exists: only questions blank there are filled
  * from the source, so nothing already written in the target is lost. Returns the answers each
@@ -74,9 +81,9 @@ export function fillEmptyAnswers(
   sourceSteps: StepRow[],
   sourceBank: QuestionBank | null,
   target: YearCopyTarget,
-): { changed: { stepKey: string; filled: StepAnswers; completed: boolean }[]; flags: NeedsUpdateFlag[] } {
+): { changed: StepFill[]; flags: NeedsUpdateFlag[] } {
   const sourceByKey = new Map(sourceSteps.map((step) => [step.stepKey, step]));
-  const changed: { stepKey: string; filled: StepAnswers; completed: boolean }[] = [];
+  const changed: StepFill[] = [];
   for (const step of target.bank.steps) {
     const current = targetSteps.find((row) => row.stepKey === step.key);
     const source = sourceByKey.get(step.key);
@@ -86,10 +93,10 @@ export function fillEmptyAnswers(
     );
     if (Object.keys(filled).length === 0) continue;
     const merged = { ...(current?.data ?? {}), ...filled };
-    changed.push({ stepKey: step.key, filled, completed: (current?.completed ?? false) || isStepComplete(step, merged) });
+    changed.push({ step, filled, completed: (current?.completed ?? false) || isStepComplete(step, merged) });
   }
-  const filledIds = new Set(changed.flatMap((step) => Object.keys(step.filled).map((questionId) => `${step.stepKey}:${questionId}`)));
-  const flags = computeNeedsUpdate(sourceBank, target.bank, Object.fromEntries(changed.map((step) => [step.stepKey, step.filled]))).filter(
+  const filledIds = new Set(changed.flatMap((fill) => Object.keys(fill.filled).map((questionId) => `${fill.step.key}:${questionId}`)));
+  const flags = computeNeedsUpdate(sourceBank, target.bank, Object.fromEntries(changed.map((fill) => [fill.step.key, fill.filled]))).filter(
     (flag) => flag.reason !== 'new' && filledIds.has(`${flag.stepKey}:${flag.questionId}`),
   );
   return { changed, flags };
@@ -101,10 +108,7 @@ function mergeFlags(existing: NeedsUpdateFlag[], added: NeedsUpdateFlag[]): Need
   return [...existing, ...added.filter((flag) => !seen.has(`${flag.stepKey}:${flag.questionId}`))];
 }
 
-export interface FilledStep {
-  stepKey: string;
-  filled: StepAnswers;
-  completed: boolean;
+export interface FilledStep extends StepFill {
   written: WrittenStep;
 }
 
@@ -125,11 +129,11 @@ export async function fillPlanFromSource(
   const targetSteps = await tx.select().from(planSteps).where(eq(planSteps.formId, current.id)).for('update');
   const { changed, flags } = fillEmptyAnswers(targetSteps, sourceSteps, sourceBank, target);
   const fills: FilledStep[] = [];
-  for (const step of changed) {
-    let row = targetSteps.find((candidate) => candidate.stepKey === step.stepKey);
-    if (!row) [row] = await tx.insert(planSteps).values({ formId: current.id, stepKey: step.stepKey }).returning();
-    const written = await writeStepAnswers(tx, row!, step.filled, step.completed, updatedBy);
-    fills.push({ ...step, written: written! });
+  for (const fill of changed) {
+    let row = targetSteps.find((candidate) => candidate.stepKey === fill.step.key);
+    if (!row) [row] = await tx.insert(planSteps).values({ formId: current.id, stepKey: fill.step.key }).returning();
+    const written = await writeStepAnswers(tx, row!, fill.filled, fill.completed, updatedBy);
+    fills.push({ ...fill, written: written! });
   }
   if (fills.length)
     await tx
@@ -141,5 +145,5 @@ export async function fillPlanFromSource(
 
 /** After the fill committed: the plan's room and live documents learn of each filled step. */
 export function announceFills(services: Services, formId: string, by: Pick<UserRow, 'id' | 'name'>, fills: FilledStep[]): void {
-  for (const fill of fills) announceStepWrite(services, formId, fill.stepKey, by, fill.filled, fill.completed, fill.written);
+  for (const fill of fills) announceStepWrite(services, formId, fill.step, by, fill.filled, fill.completed, fill.written);
 }

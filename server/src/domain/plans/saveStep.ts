@@ -92,14 +92,15 @@ export async function saveStep(
   ]);
 
   let lockAcquired: StepLock | null = null;
+  // Known only when another holder's lock made the save ask; otherwise the live document asks.
+  let savedLive: boolean | undefined;
   if (!lock.ok) {
     services.logger.warn({ err: lock.error }, 'step lock unavailable; saving without it');
     warnings.push('Step locking is temporarily unavailable; your changes were saved');
   } else if (!lock.value.acquired) {
     // A live co-editor's keystrokes already merged through the shared document: the lock does not apply.
-    if (!(await services.liveDocuments.isLiveEditor(formId, step.key, actor.id))) {
-      throw locked('Step is locked', { lockedBy: lock.value.lock.lockedBy, expiresAt: lock.value.lock.expiresAt });
-    }
+    savedLive = await services.liveDocuments.isLiveEditor(formId, step.key, actor.id);
+    if (!savedLive) throw locked('Step is locked', { lockedBy: lock.value.lock.lockedBy, expiresAt: lock.value.lock.expiresAt });
   } else if (!lock.value.refreshed) {
     lockAcquired = lock.value.lock;
     services.events.lockChanged(formId, 'acquired', lock.value.lock);
@@ -141,7 +142,7 @@ export async function saveStep(
     }
     const written = await writeStepAnswers(db, row, dirty, completed, actor.id);
     if (written) {
-      announceStepWrite(services, formId, step.key, actor, dirty, completed, written);
+      announceStepWrite(services, formId, step, actor, dirty, completed, written, savedLive);
       return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
     }
   }

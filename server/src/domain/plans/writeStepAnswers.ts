@@ -1,4 +1,4 @@
-import { collabDocumentName, type StepAnswers } from '@csp/shared';
+import { collabDocumentName, type Step, type StepAnswers } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import type { Database } from '../../storage/database.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
@@ -52,17 +52,18 @@ export async function writeStepAnswers(
 export function announceStepWrite(
   services: Services,
   formId: string,
-  stepKey: string,
+  step: Step,
   by: Pick<UserRow, 'id' | 'name'>,
   dirty: StepAnswers,
   completed: boolean,
   written: WrittenStep,
+  savedLive?: boolean,
 ): void {
   services.events.toPlan(formId, 'step:saved', {
-    stepKey,
+    stepKey: step.key,
     revisionCount: written.revisionCount,
     lastUpdated: written.lastUpdated?.toISOString() ?? null,
     by: { userId: by.id, name: by.name },
   });
-  if (written.hasDocument) services.liveDocuments.applySavedAnswers(formId, stepKey, dirty, completed, by.id);
+  if (written.hasDocument) services.liveDocuments.applySavedAnswers({ formId, step, answers: dirty, completed, savedBy: by.id, savedLive });
 }

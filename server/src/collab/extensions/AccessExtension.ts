@@ -1,0 +1,46 @@
+import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
+import { parseCollabDocumentName } from '@csp/shared';
+import type { BaseServices } from '../../services.ts';
+import { SESSION_COOKIE, validateSessionToken } from '../../auth/sessions.ts';
+import { canEditStep, canReadStep } from '../../policy/plans.ts';
+import { loadPlan } from '../../domain/plans/loadPlan.ts';
+import { sessionTokenFromCookie } from '../../realtime/origin.ts';
+import type { ConnectionContext } from '../connectionContext.ts';
+
+/** What a connection may still do after someone's access changed. */
+export type ConnectionAccess = 'revoked' | 'read-only' | 'editable';
+
+/**
+ * Who may open a step document: the session (cookie, or the provider's token) and the policy
+ * module decide at connect, and again whenever access may have changed.
+ */
+export class AccessExtension implements Extension {
+  readonly extensionName = 'csp-access';
+  private readonly services: BaseServices;
+
+  constructor(services: BaseServices) {
+    this.services = services;
+  }
+
+  async onAuthenticate({ documentName, requestHeaders, token, connectionConfig }: onAuthenticatePayload): Promise<ConnectionContext> {
+    const target = parseCollabDocumentName(documentName);
+    if (!target) throw new Error('Unknown document');
+    const sessionToken = sessionTokenFromCookie(requestHeaders.get('cookie'), SESSION_COOKIE) ?? (token || null);
+    const auth = sessionToken ? await validateSessionToken(this.services, sessionToken) : null;
+    if (!auth) throw new Error('Unauthorized');
+    const context = await loadPlan(this.services, auth.actor, target.formId).catch(() => null);
+    const bank = context ? await this.services.banks.resolve(context.plan.questionBankVersion) : null;
+    if (!context || !bank?.steps.some((step) => step.key === target.stepKey)) throw new Error('Not found');
+    if (!canReadStep(context.access, target.stepKey)) throw new Error('Access denied');
+    connectionConfig.readOnly = !context.writable || !canEditStep(context.access, target.stepKey);
+    return { token: sessionToken!, sessionId: auth.sessionId, userId: auth.actor.id, formId: target.formId, stepKey: target.stepKey };
+  }
+
+  /** The connection's access now: its session may have ended, its share gone or its year archived. */
+  async recheck(context: ConnectionContext): Promise<ConnectionAccess> {
+    const auth = await validateSessionToken(this.services, context.token);
+    const plan = auth ? await loadPlan(this.services, auth.actor, context.formId).catch(() => null) : null;
+    if (!auth || !plan || !canReadStep(plan.access, context.stepKey)) return 'revoked';
+    return plan.writable && canEditStep(plan.access, context.stepKey) ? 'editable' : 'read-only';
+  }
+}
