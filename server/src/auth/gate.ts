@@ -2,8 +2,8 @@ import type { Context, Middleware } from 'koa';
 import type { Services } from '../services.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
 import { SESSION_COOKIE, validateSessionToken, type Auth } from './sessions.ts';
-import { isSuperAdmin } from '../policy/district.ts';
 import type { Caller } from '../domain/audit/recordAudit.ts';
+import { authorize } from '../policy/index.ts';
 
 declare module 'koa' {
   interface DefaultState {
@@ -65,6 +65,6 @@ export const callerOf = (ctx: Context): Caller => ({ auth: authOf(ctx), ip: ctx.
 
 /** Route guard for the district's own routes, declared once on each: Super Admins only. */
 export const superAdminOnly: Middleware = async (ctx, next) => {
-  if (!isSuperAdmin(authOf(ctx).actor)) throw forbidden();
+  authorize(authOf(ctx).actor, 'administerDistrict');
   return next();
 };

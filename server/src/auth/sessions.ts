@@ -5,7 +5,7 @@ import type { BaseServices } from '../services.ts';
 import { sessions } from '../storage/schema.ts';
 import { preparedQueries, sessionsWithUsers } from '../storage/preparedQueries.ts';
 import type { UserRow } from '../storage/rows.ts';
-import { canPreviewAs } from '../policy/district.ts';
+import { can } from '../policy/index.ts';
 
 export const SESSION_COOKIE = 'csp.session-token';
 export const SESSION_MAX_AGE_MS = 8 * 60 * 60 * 1000;
@@ -74,7 +74,7 @@ async function authOfRow(services: BaseServices, row: SessionRow): Promise<Auth 
     return null;
   }
   if (!row.user.isActive) return null;
-  const previewing = row.preview !== null && canPreviewAs(row.user);
+  const previewing = row.preview !== null && can(row.user, 'previewAs');
   return { sessionId, expiresAt: row.session.expiresAt, user: row.user, actor: previewing ? row.preview! : row.user, previewing };
 }
 

@@ -7,7 +7,7 @@ import { eq, or } from 'drizzle-orm';
 import { visibleQuestions, type Answer, type PlanStatus, type Question, type QuestionBank, type StepAnswers, type TableAnswer } from '@csp/shared';
 import type { BaseServices } from '../services.ts';
 import { planSteps, users } from '../storage/schema.ts';
-import { canReadStep } from '../policy/plans.ts';
+import { can } from '../policy/index.ts';
 import type { PlanContext } from '../domain/plans/loadPlan.ts';
 import { normalizeText } from './textLayout.ts';
 import type { PlanRow } from '../storage/rows.ts';
@@ -188,7 +188,7 @@ const person = (user: { name: string; email: string } | undefined, email: string
 
 /** Reads what the export of a readable plan needs: its pinned bank, its steps, its people. */
 export async function loadPlanExport(services: BaseServices, context: PlanContext, generatedAt = new Date()): Promise<PlanExport> {
-  const { plan, access } = context;
+  const { plan, actor } = context;
   const lookups = [];
   if (plan.userId) lookups.push(eq(users.id, plan.userId));
   if (plan.principalEmail) lookups.push(eq(users.email, plan.principalEmail.toLowerCase()));
@@ -213,7 +213,7 @@ export async function loadPlanExport(services: BaseServices, context: PlanContex
     steps: new Map(stepRows.map((row) => [row.stepKey, { data: row.data, completed: row.completed, lastUpdated: row.lastUpdated }])),
     principal: person(principal, plan.principalEmail),
     owner: plan.userId ? person(owner, null) : null,
-    canRead: (stepKey) => canReadStep(access, stepKey),
+    canRead: (stepKey) => can(actor, 'readStep', { plan: context, stepKey }),
     generatedAt,
   });
 }

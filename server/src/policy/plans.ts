@@ -1,7 +1,7 @@
+import { LEVEL } from '@csp/shared';
 import type { plans, planShares } from '../storage/schema.ts';
-import type { UserRow } from '../storage/rows.ts';
+import { rule, type Actor } from './rule.ts';
 
-type Actor = Pick<UserRow, 'id' | 'email' | 'level' | 'schoolName'>;
 type Plan = Pick<typeof plans.$inferSelect, 'schoolName' | 'userId' | 'principalEmail' | 'assignedTo' | 'sharedWithEmails'>;
 type Share = Pick<typeof planShares.$inferSelect, 'permission' | 'sections'> | null;
 
@@ -21,48 +21,85 @@ export interface PlanAccess {
 }
 
 /**
- * The one place that answers "may this user do this to this plan?" (docs/access-rules.md).
- * `share` is the actor's row in plan_shares for this plan, if any.
+ * What the actor is to this plan, from which every plan ability below is answered
+ * (docs/access-rules.md). `share` is the actor's row in plan_shares for this plan, if any.
  */
 export function planAccess(actor: Actor, plan: Plan, share: Share): PlanAccess {
-  const superAdmin = actor.level === 5;
+  const superAdmin = actor.level === LEVEL.superAdmin;
   const owner = plan.userId === actor.id;
   const sameSchool = actor.schoolName === plan.schoolName;
-  const principal = (actor.level === 4 && sameSchool) || (plan.principalEmail !== null && plan.principalEmail === actor.email);
+  const principal = (actor.level === LEVEL.principal && sameSchool) || (plan.principalEmail !== null && plan.principalEmail === actor.email);
   const emailShared = plan.sharedWithEmails.includes(actor.email) || plan.assignedTo === actor.email;
   const shareSections = share && share.sections.length > 0 ? share.sections : null;
 
   // Level 3 gets nothing from the school name alone: only shares and e-mail shares.
   const fullEdit = superAdmin || owner || principal || emailShared;
-  const fullRead = fullEdit || (actor.level === 2 && sameSchool);
+  const fullRead = fullEdit || (actor.level === LEVEL.coordinator && sameSchool);
   const edit = fullEdit || share?.permission === 'edit';
   return {
     read: fullRead || share !== null,
     edit,
     readSections: fullRead ? null : shareSections,
     editSections: fullEdit ? null : shareSections,
-    presence: fullEdit || share !== null || (sameSchool && actor.level >= 2 && actor.level <= 4),
+    presence: fullEdit || share !== null || (sameSchool && actor.level >= LEVEL.coordinator && actor.level <= LEVEL.principal),
     principal,
     owner,
     superAdmin,
   };
 }
 
-export function canReadStep(access: PlanAccess, stepKey: string): boolean {
-  return access.read && (access.readSections === null || access.readSections.includes(stepKey));
+/** A plan as the asking actor sees it (its `PlanContext`). */
+interface PlanSubject {
+  plan: Plan;
+  access: PlanAccess;
 }
 
-/** Edit rights on one step: section-limited shares cover only their steps. */
-export function canEditStep(access: PlanAccess, stepKey: string): boolean {
-  return access.edit && (access.editSections === null || access.editSections.includes(stepKey));
+/** One step of a plan. */
+interface StepSubject {
+  plan: PlanSubject;
+  stepKey: string;
 }
 
-/** Metadata (school, principal, assignee) changes: the school's principal or a Super Admin. */
-export function canManagePlan(access: PlanAccess): boolean {
-  return access.superAdmin || access.principal;
-}
+const readsStep = ({ plan, stepKey }: StepSubject) => plan.access.read && (plan.access.readSections === null || plan.access.readSections.includes(stepKey));
+/** Section-limited shares cover only their steps. */
+const editsStep = ({ plan, stepKey }: StepSubject) => plan.access.edit && (plan.access.editSections === null || plan.access.editSections.includes(stepKey));
+/** Edit rights on every step: what the plan-wide actions (submit, duplicate) need. */
+const editsWholePlan = ({ access }: PlanSubject) => access.edit && access.editSections === null;
 
-/** Sharing from the admin share route: level 4 of the plan's school, or a Super Admin. */
-export function canSharePlan(actor: Actor, plan: Plan): boolean {
-  return actor.level === 5 || (actor.level === 4 && actor.schoolName === plan.schoolName);
+/** What may be done to one plan, answered from the access computed above. */
+export const planRules = {
+  /** Any write to the plan: its year is live, or it has the archived-year override. */
+  writePlan: rule<PlanSubject & { writable: boolean }>((_actor, { writable }) => writable, 'This school year is archived; the plan is read-only'),
+  readPlan: rule<PlanSubject>((_actor, { access }) => access.read),
+  editPlan: rule<PlanSubject>((_actor, { access }) => access.edit),
+  readStep: rule<StepSubject>((_actor, step) => readsStep(step)),
+  editStep: rule<StepSubject>((_actor, step) => editsStep(step)),
+  /** Only the holder releases a step lock; anyone's lock lapses on its own. */
+  releaseStepLock: rule<{ lockedBy: { userId: string } }>((actor, lock) => lock.lockedBy.userId === actor.id, 'Only the lock holder can release this lock'),
+  /** Who is on the plan, and its step locks. */
+  seePresence: rule<PlanSubject>((_actor, { access }) => access.presence),
+  /** Metadata (school, principal, assignee) changes: the school's principal or a Super Admin. */
+  managePlan: rule<PlanSubject>((_actor, { access }) => access.superAdmin || access.principal),
+  movePlanToSchool: rule<PlanSubject>((_actor, { access }) => access.superAdmin, 'Only a Super Admin can move a plan to another school'),
+  submitPlan: rule<PlanSubject>((_actor, plan) => editsWholePlan(plan)),
+  duplicatePlan: rule<PlanSubject>((actor, plan) => actor.level >= LEVEL.principal && editsWholePlan(plan)),
+  reviewPlan: rule<PlanSubject>((_actor, { access }) => access.superAdmin, 'Only a Super Admin reviews plans'),
+  attestPlan: rule<PlanSubject>((_actor, { access }) => access.principal, 'Only the plan’s principal can attest'),
+  commentOnPlan: rule<PlanSubject>((_actor, { access }) => access.superAdmin, 'Only a Super Admin comments on plans'),
+  /** Marking a comment read or fixed: the plan's editors and Super Admins. */
+  setCommentStatus: rule<PlanSubject>((_actor, { access }) => access.edit || access.superAdmin),
+  /** Sharing with staff: level 4 of the plan's school, or a Super Admin. */
+  sharePlan: rule<PlanSubject>(
+    (actor, { plan }) => actor.level === LEVEL.superAdmin || (actor.level === LEVEL.principal && actor.schoolName === plan.schoolName),
+  ),
+};
+
+/**
+ * The plans a user may list, as a rule lists turn into SQL: every plan for a Super Admin (`all`),
+ * else the actor's own (owned, principal of, assigned, shared, e-mail shared) and, for a
+ * principal, every plan of the school.
+ */
+export function visiblePlansOf(actor: Actor): { all: true } | { all: false; schoolName: string | null } {
+  if (actor.level === LEVEL.superAdmin) return { all: true };
+  return { all: false, schoolName: actor.level === LEVEL.principal ? actor.schoolName : null };
 }

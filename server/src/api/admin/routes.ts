@@ -1,9 +1,8 @@
 import Router from '@koa/router';
 import type { Services } from '../../services.ts';
 import { authOf, superAdminOnly } from '../../auth/gate.ts';
-import { forbidden, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
-import { canSharePlan } from '../../policy/plans.ts';
 import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
 import { listPlanShares } from '../../domain/sharing/listPlanShares.ts';
@@ -11,6 +10,7 @@ import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
 import { setLiveOverride } from '../../domain/sharing/setLiveOverride.ts';
 import { liveSchema, type LiveResponse, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from '@csp/shared/api/admin';
 import { rolloverDistrict, rolloverProgressKey, rolloverResultKey, type RolloverProgress } from '../../domain/plans/rolloverDistrict.ts';
+import { authorize } from '../../policy/index.ts';
 
 export function adminRoutes(services: Services): Router {
   const router = new Router({ prefix: '/admin' });
@@ -27,7 +27,7 @@ export function adminRoutes(services: Services): Router {
     const actor = authOf(ctx).actor;
     const { formId } = parse(shareQuerySchema, ctx.query);
     const context = await loadPlan(services, actor, formId);
-    if (!canSharePlan(actor, context.plan)) throw forbidden();
+    authorize(actor, 'sharePlan', context);
     ctx.body = { shares: await listPlanShares(services.storage.db, formId) };
   });
 

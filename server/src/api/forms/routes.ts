@@ -2,7 +2,6 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import { authOf, superAdminOnly, callerOf } from '../../auth/gate.ts';
-import { forbidden } from '../../errors.ts';
 import { parse, pathId } from '../../http/validate.ts';
 import { loadPlan, loadReadablePlan } from '../../domain/plans/loadPlan.ts';
 import { listPlans } from '../../domain/plans/listPlans.ts';
@@ -37,6 +36,7 @@ import {
   type TransferCandidates,
   type TransferResponse,
 } from '@csp/shared/api/forms';
+import { authorize } from '../../policy/index.ts';
 
 export function formsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/forms' });
@@ -90,7 +90,7 @@ export function formsRoutes(services: Services): Router {
   router.put('/:id', async (ctx) => {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
-    if (!context.access.read) throw forbidden();
+    authorize(caller.auth.actor, 'readPlan', context);
     const body = parse(updateFormSchema, ctx.request.body);
     if (body.action === 'update') {
       const { action: _action, ...changes } = body;
@@ -118,7 +118,7 @@ export function formsRoutes(services: Services): Router {
   router.post('/:id/review-flag', async (ctx) => {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
-    if (!context.access.edit) throw forbidden();
+    authorize(caller.auth.actor, 'editPlan', context);
     const { questionId, stepKey } = parse(reviewFlagSchema, ctx.request.body);
     const { needsUpdate } = await clearReviewFlag(services, caller, context, questionId, stepKey);
     ctx.body = { success: true, needsUpdate } satisfies ReviewFlagResponse;

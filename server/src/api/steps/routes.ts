@@ -2,9 +2,9 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { forbidden, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { parse, pathId } from '../../http/validate.ts';
-import { canEditStep, canReadStep } from '../../policy/plans.ts';
+import { authorize } from '../../policy/index.ts';
 import { loadPlan, type PlanContext } from '../../domain/plans/loadPlan.ts';
 import { saveStep } from '../../domain/plans/saveStep.ts';
 import { loadPlanStep, type PlanStep } from '../../domain/plans/loadPlanStep.ts';
@@ -30,7 +30,7 @@ export function stepsRoutes(services: Services): Router {
   router.get('/step/:stepNumber', async (ctx) => {
     const actor = authOf(ctx).actor;
     const { context, step, stepNumber, row } = await planStepFor(ctx);
-    if (!canReadStep(context.access, step.key)) throw forbidden();
+    authorize(actor, 'readStep', { plan: context, stepKey: step.key });
     // An open editor keeps its own lock alive.
     await refreshStepLock(kv, services.config.stepLockTtlMs, context.plan.id, step.key, actor.id).catch(() => false);
     ctx.body = presentStepResponse(step.key, stepNumber, row);
@@ -53,33 +53,34 @@ export function stepsRoutes(services: Services): Router {
   router.post('/step/:stepNumber/unlock', async (ctx) => {
     const actor = authOf(ctx).actor;
     const { context, step } = await planStepFor(ctx);
-    if (!canEditStep(context.access, step.key)) throw forbidden();
+    authorize(actor, 'editStep', { plan: context, stepKey: step.key });
     const [held] = await listStepLocks(kv, context.plan.id, [step.key]);
+    if (held) authorize(actor, 'releaseStepLock', held);
     const released = await releaseStepLock(kv, context.plan.id, step.key, actor.id);
     if (released && held) services.events.lockChanged(context.plan.id, 'released', held);
-    if (!released && held && held.lockedBy.userId !== actor.id) throw forbidden('Only the lock holder can release this lock');
     ctx.body = { success: true, released };
   });
 
   router.get('/locks', async (ctx) => {
     const actor = authOf(ctx).actor;
     const context = await planFor(ctx);
-    if (!context.access.presence) throw forbidden();
+    authorize(actor, 'seePresence', context);
     const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));
     const locks = await listStepLocks(kv, context.plan.id, stepKeys);
     ctx.body = { locks: locks.map((lock) => ({ ...lock, isCurrentUser: lock.lockedBy.userId === actor.id })) } satisfies LocksResponse;
   });
 
   router.get('/editors', async (ctx) => {
+    const actor = authOf(ctx).actor;
     const context = await planFor(ctx);
-    if (!context.access.presence) throw forbidden();
+    authorize(actor, 'seePresence', context);
     ctx.body = { editors: await listPresence(kv, context.plan.id) } satisfies EditorsResponse;
   });
 
   router.post('/editors/register', async (ctx) => {
     const actor = authOf(ctx).actor;
     const context = await planFor(ctx);
-    if (!context.access.presence) throw forbidden();
+    authorize(actor, 'seePresence', context);
     const { stepKey = null } = parse(registerEditorSchema, ctx.request.body);
     if (stepKey !== null) {
       const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));

@@ -2,10 +2,8 @@ import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
-import { forbidden } from '../../errors.ts';
 import { parse, pathId } from '../../http/validate.ts';
 import type { LimitName } from '../../http/rateLimits.ts';
-import { canAdministerUsers } from '../../policy/users.ts';
 import { presentUser } from '../../presenters/user.ts';
 import { presentAuditRecord } from '../../presenters/audit.ts';
 import type { Caller } from '../../domain/audit/recordAudit.ts';
@@ -31,15 +29,16 @@ import {
   type UserList,
   type UserSchools,
 } from '@csp/shared/api/users';
+import { authorize } from '../../policy/index.ts';
 
 export function usersRoutes(services: Services): Router {
   const router = new Router({ prefix: '/users' });
 
-  /** Counts the request against its limit, then requires the level; returns the caller. */
-  async function admin(ctx: Context, limit: LimitName, minLevel: 4 | 5 = 4): Promise<Caller> {
+  /** Counts the request against its limit, then requires the route's ability; returns the caller. */
+  async function admin(ctx: Context, limit: LimitName, ability: 'administerUsers' | 'administerDistrict' = 'administerUsers'): Promise<Caller> {
     const auth = authOf(ctx);
     await services.rateLimits.consume(limit, auth.user.id);
-    if (!canAdministerUsers(auth.actor) || auth.actor.level < minLevel) throw forbidden();
+    authorize(auth.actor, ability);
     return { auth, ip: ctx.ip };
   }
 
@@ -87,7 +86,7 @@ export function usersRoutes(services: Services): Router {
   });
 
   router.post('/bulk-import', async (ctx) => {
-    const caller = await admin(ctx, 'usersImport', 5);
+    const caller = await admin(ctx, 'usersImport', 'administerDistrict');
     const { users } = parse(bulkImportSchema, ctx.request.body);
     const results = await importUsers(services, caller, users);
     const count = (status: string) => results.filter((r) => r.status === status).length;
@@ -102,7 +101,7 @@ export function usersRoutes(services: Services): Router {
   });
 
   router.get('/:id/audit', async (ctx) => {
-    await admin(ctx, 'users', 5);
+    await admin(ctx, 'users', 'administerDistrict');
     const userId = pathId(ctx.params.id, 'User not found');
     const query = parse(userAuditQuerySchema, ctx.query);
     const { rows, total } = await userAuditTrail(services, userId, query);
@@ -110,7 +109,7 @@ export function usersRoutes(services: Services): Router {
   });
 
   router.get('/audit-logs', async (ctx) => {
-    await admin(ctx, 'users', 5);
+    await admin(ctx, 'users', 'administerDistrict');
     const query = parse(auditLogQuerySchema, ctx.query);
     const { rows, total } = await queryAuditLog(services.storage.db, query);
     ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit };

@@ -2,7 +2,7 @@ import type { Extension, onAuthenticatePayload } from '@hocuspocus/server';
 import { parseCollabDocumentName } from '@csp/shared';
 import type { BaseServices } from '../../services.ts';
 import { SESSION_COOKIE, validateSessionToken } from '../../auth/sessions.ts';
-import { canEditStep, canReadStep } from '../../policy/plans.ts';
+import { can } from '../../policy/index.ts';
 import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { sessionTokenFromCookie } from '../../realtime/origin.ts';
 import type { ConnectionContext } from '../connectionContext.ts';
@@ -31,8 +31,9 @@ export class AccessExtension implements Extension {
     const context = await loadPlan(this.services, auth.actor, target.formId).catch(() => null);
     const bank = context ? await this.services.banks.resolve(context.plan.questionBankVersion) : null;
     if (!context || !bank?.steps.some((step) => step.key === target.stepKey)) throw new Error('Not found');
-    if (!canReadStep(context.access, target.stepKey)) throw new Error('Access denied');
-    connectionConfig.readOnly = !context.writable || !canEditStep(context.access, target.stepKey);
+    const step = { plan: context, stepKey: target.stepKey };
+    if (!can(auth.actor, 'readStep', step)) throw new Error('Access denied');
+    connectionConfig.readOnly = !context.writable || !can(auth.actor, 'editStep', step);
     return { token: sessionToken!, sessionId: auth.sessionId, userId: auth.actor.id, formId: target.formId, stepKey: target.stepKey };
   }
 
@@ -40,7 +41,8 @@ export class AccessExtension implements Extension {
   async recheck(context: ConnectionContext): Promise<ConnectionAccess> {
     const auth = await validateSessionToken(this.services, context.token);
     const plan = auth ? await loadPlan(this.services, auth.actor, context.formId).catch(() => null) : null;
-    if (!auth || !plan || !canReadStep(plan.access, context.stepKey)) return 'revoked';
-    return plan.writable && canEditStep(plan.access, context.stepKey) ? 'editable' : 'read-only';
+    const step = plan && { plan, stepKey: context.stepKey };
+    if (!auth || !step || !can(auth.actor, 'readStep', step)) return 'revoked';
+    return plan.writable && can(auth.actor, 'editStep', step) ? 'editable' : 'read-only';
   }
 }

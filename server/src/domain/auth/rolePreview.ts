@@ -1,10 +1,10 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
-import { forbidden, invalidInput, notFound } from '../../errors.ts';
-import { canPreviewAs } from '../../policy/district.ts';
+import { invalidInput, notFound } from '../../errors.ts';
 import { sessions, users } from '../../storage/schema.ts';
 import type { UserRow } from '../../storage/rows.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { authorize } from '../../policy/index.ts';
 
 /**
  * A Super Admin starts seeing the app as a demo user: the session's preview and its audit record
@@ -12,7 +12,7 @@ import { recordAudit, type Caller } from '../audit/recordAudit.ts';
  */
 export async function startRolePreview(services: Services, caller: Caller, userId: string): Promise<UserRow> {
   const { auth } = caller;
-  if (!canPreviewAs(auth.user)) throw forbidden();
+  authorize(auth.user, 'previewAs');
   const target = await services.storage.db.transaction(async (tx) => {
     const [row] = await tx.select().from(users).where(eq(users.id, userId)).limit(1);
     if (!row) throw notFound('User not found');

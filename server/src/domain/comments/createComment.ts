@@ -1,11 +1,11 @@
 import type { Services } from '../../services.ts';
 import { comments } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
-import { forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
-import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
 import type { CommentRow } from '../../storage/rows.ts';
+import { authorize } from '../../policy/index.ts';
 
 /** A Super Admin's review comment; the plan's owner and principal get a ping. */
 export async function createComment(
@@ -14,8 +14,8 @@ export async function createComment(
   context: PlanContext,
   input: { comment: string; stepKey?: string | undefined; questionId?: string | undefined },
 ): Promise<CommentRow> {
-  if (!context.access.superAdmin) throw forbidden('Only a Super Admin comments on plans');
-  requireWritable(context);
+  authorize(caller.auth.actor, 'commentOnPlan', context);
+  authorize(context.actor, 'writePlan', context);
   const actor = caller.auth.actor;
   const created = await services.storage.db.transaction(async (tx) => {
     const [comment] = await tx

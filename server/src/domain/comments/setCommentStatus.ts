@@ -1,11 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { comments } from '../../storage/schema.ts';
-import { forbidden, notFound } from '../../errors.ts';
+import { notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
 
 import type { CommentRow } from '../../storage/rows.ts';
+import { authorize } from '../../policy/index.ts';
 
 /** Marks a comment read or fixed: an editor of the plan or a Super Admin. */
 export async function setCommentStatus(
@@ -15,8 +16,8 @@ export async function setCommentStatus(
   commentId: string,
   status: 'read' | 'fixed',
 ): Promise<CommentRow> {
-  if (!context.access.edit && !context.access.superAdmin) throw forbidden();
-  requireWritable(context);
+  authorize(caller.auth.actor, 'setCommentStatus', context);
+  authorize(context.actor, 'writePlan', context);
   const comment = await services.storage.db.transaction(async (tx) => {
     const [updated] = await tx
       .update(comments)

@@ -2,11 +2,12 @@ import { eq } from 'drizzle-orm';
 import type { PlanStatus } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { invalidInput, forbidden } from '../../errors.ts';
+import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
-import { requireWritable, type PlanContext } from './loadPlan.ts';
+import type { PlanContext } from './loadPlan.ts';
 import type { PlanRow } from '../../storage/rows.ts';
+import { authorize } from '../../policy/index.ts';
 
 /** Who moves a plan from one status to another (docs/decisions.md). */
 const TRANSITIONS: Record<'submit' | 'review', Partial<Record<PlanStatus, PlanStatus[]>>> = {
@@ -25,11 +26,10 @@ export interface StatusChange {
  * Any move the table does not allow is a 400 naming `from` and `to`.
  */
 export async function changePlanStatus(services: Services, caller: Caller, context: PlanContext, change: StatusChange): Promise<PlanRow> {
-  requireWritable(context);
-  const { plan, access } = context;
+  authorize(context.actor, 'writePlan', context);
+  const { plan } = context;
   // Submitting is for editors of the whole plan, not of some sections.
-  if (change.action === 'submit' && !(access.edit && access.editSections === null)) throw forbidden();
-  if (change.action === 'review' && !access.superAdmin) throw forbidden('Only a Super Admin reviews plans');
+  authorize(caller.auth.actor, change.action === 'submit' ? 'submitPlan' : 'reviewPlan', context);
 
   const from = plan.status;
   const allowed = TRANSITIONS[change.action][from] ?? [];

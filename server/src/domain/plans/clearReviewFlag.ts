@@ -2,10 +2,10 @@ import { eq } from 'drizzle-orm';
 import type { NeedsUpdateFlag } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { forbidden, notFound } from '../../errors.ts';
-import { canEditStep } from '../../policy/plans.ts';
-import { requireWritable, type PlanContext } from './loadPlan.ts';
+import { notFound } from '../../errors.ts';
+import type { PlanContext } from './loadPlan.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { authorize } from '../../policy/index.ts';
 
 /** "Mark reviewed": removes the question's flag (in one step when `stepKey` is given). */
 export async function clearReviewFlag(
@@ -15,7 +15,7 @@ export async function clearReviewFlag(
   questionId: string,
   stepKey: string | undefined,
 ): Promise<{ cleared: NeedsUpdateFlag[]; needsUpdate: NeedsUpdateFlag[] }> {
-  requireWritable(context);
+  authorize(context.actor, 'writePlan', context);
   const matches = (flag: NeedsUpdateFlag) => flag.questionId === questionId && (stepKey === undefined || flag.stepKey === stepKey);
   // The row is re-read under a lock so two people marking different flags both land.
   const result = await services.storage.db.transaction(async (tx) => {
@@ -23,7 +23,7 @@ export async function clearReviewFlag(
     const flags = plan?.needsUpdate ?? [];
     const cleared = flags.filter(matches);
     if (cleared.length === 0) throw notFound('No such review flag');
-    if (!cleared.every((flag) => canEditStep(context.access, flag.stepKey))) throw forbidden();
+    for (const flag of cleared) authorize(caller.auth.actor, 'editStep', { plan: context, stepKey: flag.stepKey });
     const needsUpdate = flags.filter((flag) => !matches(flag));
     await tx.update(plans).set({ needsUpdate }).where(eq(plans.id, context.plan.id));
     await recordAudit(tx, caller, { action: 'plan.review-flag', targetType: 'plan', targetId: context.plan.id, summary: { cleared } });

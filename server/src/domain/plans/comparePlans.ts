@@ -3,7 +3,7 @@ import { COMPARE_STEP_KEYS, answerAsText, isActive, previousSchoolYear } from '@
 import type { CompareResponse } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
 import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
-import { canReadStep } from '../../policy/plans.ts';
+import { can } from '../../policy/index.ts';
 import type { PlanContext } from './loadPlan.ts';
 
 const answersOf = async (services: Services, formId: string | undefined) => {
@@ -18,7 +18,7 @@ const answersOf = async (services: Services, formId: string | undefined) => {
  * steps unless every step is asked for.
  */
 export async function comparePlans(services: Services, context: PlanContext, compareYear: string | undefined, allSteps: boolean): Promise<CompareResponse> {
-  const { plan, access } = context;
+  const { plan, actor } = context;
   const year = compareYear ?? previousSchoolYear(plan.schoolYear);
   const db = services.storage.db;
   const [[previous], [settings], bank] = await Promise.all([
@@ -31,7 +31,9 @@ export async function comparePlans(services: Services, context: PlanContext, com
     services.banks.resolve(plan.questionBankVersion),
   ]);
   const [current, before] = await Promise.all([answersOf(services, plan.id), answersOf(services, previous?.id)]);
-  const steps = bank.steps.filter((step) => (allSteps || (COMPARE_STEP_KEYS as readonly string[]).includes(step.key)) && canReadStep(access, step.key));
+  const steps = bank.steps.filter(
+    (step) => (allSteps || (COMPARE_STEP_KEYS as readonly string[]).includes(step.key)) && can(actor, 'readStep', { plan: context, stepKey: step.key }),
+  );
   const rows = steps.flatMap((step) =>
     step.questions.filter(isActive).map((question) => {
       const previousValue = answerAsText(question, before.get(step.key)?.[question.id] as never);

@@ -1,13 +1,14 @@
+import { LEVEL } from '@csp/shared';
 import { and, eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { planSteps, plans, users } from '../../storage/schema.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { newId } from '../../storage/ids.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
-import { invalidInput, conflict, forbidden } from '../../errors.ts';
+import { invalidInput, conflict } from '../../errors.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { canCreatePlans, isSuperAdmin } from '../../policy/district.ts';
+import { authorize } from '../../policy/index.ts';
 
 export interface NewPlan {
   schoolName: string;
@@ -21,9 +22,9 @@ export interface NewPlan {
  */
 export async function createPlan(services: Services, caller: Caller, input: NewPlan): Promise<string> {
   const actor = caller.auth.actor;
-  if (!canCreatePlans(actor)) throw forbidden();
-  if (actor.level === 4 && input.schoolName !== actor.schoolName) throw forbidden('Principals can only create plans for their own school');
-  if (input.initialOwnerEmail !== undefined && !isSuperAdmin(actor)) throw forbidden('Only a Super Admin can choose the owner');
+  authorize(actor, 'createPlans');
+  authorize(actor, 'createPlanForSchool', input.schoolName);
+  if (input.initialOwnerEmail !== undefined) authorize(actor, 'choosePlanOwner');
   const db = services.storage.db;
 
   const settings = await ensureYearSettings(db, services.banks, input.schoolYear);
@@ -32,13 +33,13 @@ export async function createPlan(services: Services, caller: Caller, input: NewP
   let owner = actor;
   if (input.initialOwnerEmail !== undefined) {
     const [chosen] = await db.select().from(users).where(eq(users.email, input.initialOwnerEmail)).limit(1);
-    if (!chosen || chosen.level !== 4 || !chosen.isActive || chosen.isDemo)
+    if (!chosen || chosen.level !== LEVEL.principal || !chosen.isActive || chosen.isDemo)
       throw invalidInput('initialOwnerEmail must belong to an active principal (level 4)');
     owner = chosen;
   }
   // The school's principal signs the plan; a Super Admin owner still leaves the school's principal in charge.
   const principalEmail =
-    owner.level === 4
+    owner.level === LEVEL.principal
       ? owner.email
       : ((
           await db

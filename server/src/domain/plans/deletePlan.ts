@@ -1,13 +1,11 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from './loadPlan.ts';
 
-/** Super Admin only; steps, shares, comments and documents go with the plan. */
+/** Super Admin only (the route's guard); steps, shares, comments and documents go with the plan. */
 export async function deletePlan(services: Services, caller: Caller, context: PlanContext): Promise<void> {
-  if (!context.access.superAdmin) throw forbidden();
   const { plan } = context;
   await services.storage.db.transaction(async (tx) => {
     await tx.delete(plans).where(eq(plans.id, plan.id));

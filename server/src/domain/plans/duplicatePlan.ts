@@ -1,12 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { planSteps, plans } from '../../storage/schema.ts';
-import { invalidInput, conflict, forbidden } from '../../errors.ts';
+import { invalidInput, conflict } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
 import type { PlanContext } from './loadPlan.ts';
-import { canCreatePlans } from '../../policy/district.ts';
+import { authorize } from '../../policy/index.ts';
 
 export interface DuplicateResult {
   formId: string;
@@ -18,8 +18,8 @@ export interface DuplicateResult {
  * a plan there: 409 with its id, or with `force` a fill-only merge into it.
  */
 export async function duplicatePlan(services: Services, caller: Caller, context: PlanContext, schoolYear: string, force: boolean): Promise<DuplicateResult> {
-  const { plan: source, access } = context;
-  if (!canCreatePlans(caller.auth.actor) || !access.edit || access.editSections !== null) throw forbidden();
+  const { plan: source } = context;
+  authorize(caller.auth.actor, 'duplicatePlan', context);
   if (schoolYear === source.schoolYear) throw invalidInput('Choose a different school year to copy into');
   const db = services.storage.db;
   const settings = await ensureYearSettings(db, services.banks, schoolYear);

@@ -6,15 +6,34 @@ import type { Services } from '../../services.ts';
 import { planShares, planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { containsPattern } from '../../storage/likePattern.ts';
 import type { PlanRow, UserRow } from '../../storage/rows.ts';
+import type { Database } from '../../storage/database.ts';
+import { visiblePlansOf } from '../../policy/index.ts';
 
 export interface PlanListing {
   rows: { plan: PlanRow; completedStepKeys: string[]; yearArchived: boolean }[];
   total: number;
 }
 
+/** The plans that are the actor's own: owned, principal of, assigned, e-mail shared or shared. */
+function personalPlans(db: Database, actor: UserRow): SQL[] {
+  const sharedWithActor = exists(
+    db
+      .select({ one: sql`1` })
+      .from(planShares)
+      .where(and(eq(planShares.formId, plans.id), eq(planShares.userId, actor.id))),
+  );
+  return [
+    eq(plans.userId, actor.id),
+    eq(plans.principalEmail, actor.email),
+    eq(plans.assignedTo, actor.email),
+    sql`${plans.sharedWithEmails} @> ${JSON.stringify([actor.email])}::jsonb`,
+    sharedWithActor,
+  ];
+}
+
 /**
- * The plans a user may list: level 5 all; level 4 own school plus assigned; lower levels owned,
- * assigned or shared. Completed step keys come from the step rows in the same query.
+ * The plans a user may list, as the policy scopes them (`visiblePlansOf`). Completed step keys
+ * come from the step rows in the same query.
  */
 export async function listPlans(
   { storage }: Services,
@@ -29,22 +48,9 @@ export async function listPlans(
     order?: 'asc' | 'desc';
   },
 ): Promise<PlanListing> {
-  const sharedWithActor = exists(
-    storage.db
-      .select({ one: sql`1` })
-      .from(planShares)
-      .where(and(eq(planShares.formId, plans.id), eq(planShares.userId, actor.id))),
-  );
-  const personal = [
-    eq(plans.userId, actor.id),
-    eq(plans.principalEmail, actor.email),
-    eq(plans.assignedTo, actor.email),
-    sql`${plans.sharedWithEmails} @> ${JSON.stringify([actor.email])}::jsonb`,
-    sharedWithActor,
-  ];
   const filters: SQL[] = [];
-  if (actor.level === 4) filters.push(or(eq(plans.schoolName, actor.schoolName), ...personal)!);
-  else if (actor.level < 4) filters.push(or(...personal)!);
+  const scope = visiblePlansOf(actor);
+  if (!scope.all) filters.push(or(...(scope.schoolName !== null ? [eq(plans.schoolName, scope.schoolName)] : []), ...personalPlans(storage.db, actor))!);
   if (query.schoolYear) filters.push(eq(plans.schoolYear, query.schoolYear));
   if (query.status) filters.push(eq(plans.status, query.status));
   if (query.q) {

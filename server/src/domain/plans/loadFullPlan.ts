@@ -1,14 +1,14 @@
 import { and, asc, eq, ne } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { comments, planSteps, users } from '../../storage/schema.ts';
-import { canReadStep } from '../../policy/plans.ts';
+import { can } from '../../policy/index.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
 import { listPlanShares } from '../sharing/listPlanShares.ts';
 import type { PlanContext } from './loadPlan.ts';
 
 /** Everything the full plan shows: the steps the caller may read, every step's completion, collaborators, active comments. */
 export async function loadFullPlan({ storage, banks }: Services, context: PlanContext) {
-  const { plan, access } = context;
+  const { plan, actor } = context;
   const db = storage.db;
   const [steps, activeComments, shares, [owner], bank] = await Promise.all([
     db.select().from(planSteps).where(eq(planSteps.formId, plan.id)),
@@ -24,7 +24,7 @@ export async function loadFullPlan({ storage, banks }: Services, context: PlanCo
   return {
     context,
     stepKeys: stepKeysOf(bank),
-    readableSteps: steps.filter((step) => canReadStep(access, step.stepKey)),
+    readableSteps: steps.filter((step) => can(actor, 'readStep', { plan: context, stepKey: step.stepKey })),
     completedStepKeys: steps.filter((step) => step.completed).map((step) => step.stepKey),
     comments: activeComments,
     shares,

@@ -1,11 +1,13 @@
 import type { BaseServices } from '../../services.ts';
 
 import { preparedQueries } from '../../storage/preparedQueries.ts';
-import { forbidden, notFound } from '../../errors.ts';
-import { planAccess, type PlanAccess } from '../../policy/plans.ts';
+import { notFound } from '../../errors.ts';
 import type { PlanRow, ShareRow, UserRow } from '../../storage/rows.ts';
+import { authorize, planAccess, type PlanAccess } from '../../policy/index.ts';
 
+/** A plan as one actor sees it. */
 export interface PlanContext {
+  actor: UserRow;
   plan: PlanRow;
   share: ShareRow | null;
   access: PlanAccess;
@@ -25,6 +27,7 @@ export async function loadPlan({ storage }: BaseServices, actor: UserRow, formId
 export function planContextOf(actor: UserRow, row: { plan: PlanRow; share: ShareRow | null; archived: boolean | null }): PlanContext {
   const yearArchived = row.archived ?? false;
   return {
+    actor,
     plan: row.plan,
     share: row.share,
     access: planAccess(actor, row.plan, row.share),
@@ -36,11 +39,6 @@ export function planContextOf(actor: UserRow, row: { plan: PlanRow; share: Share
 /** Loads the plan and requires read access. */
 export async function loadReadablePlan(services: BaseServices, actor: UserRow, formId: string): Promise<PlanContext> {
   const context = await loadPlan(services, actor, formId);
-  if (!context.access.read) throw forbidden();
+  authorize(actor, 'readPlan', context);
   return context;
-}
-
-/** Refuses writes to an archived year's plan without the live override. */
-export function requireWritable(context: PlanContext): void {
-  if (!context.writable) throw forbidden('This school year is archived; the plan is read-only');
 }

@@ -5,11 +5,11 @@ import type { Services } from '../../services.ts';
 import { planSteps } from '../../storage/schema.ts';
 import { announceStepWrite, writeStepAnswers } from './writeStepAnswers.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
-import { invalidInput, conflict, forbidden, locked } from '../../errors.ts';
-import { canEditStep } from '../../policy/plans.ts';
-import { requireWritable, type PlanContext } from './loadPlan.ts';
+import { invalidInput, conflict, locked } from '../../errors.ts';
+import type { PlanContext } from './loadPlan.ts';
 import { claimStepLock, type StepLock } from './stepLocks.ts';
 import type { StepRow, UserRow } from '../../storage/rows.ts';
+import { authorize } from '../../policy/index.ts';
 
 export interface StepSave {
   data: Record<string, unknown>;
@@ -72,8 +72,8 @@ export async function saveStep(
   storedRow: StepRow | null,
   save: StepSave,
 ): Promise<StepSaveResult> {
-  requireWritable(context);
-  if (!canEditStep(context.access, step.key)) throw forbidden();
+  authorize(context.actor, 'writePlan', context);
+  authorize(actor, 'editStep', { plan: context, stepKey: step.key });
   const sent = validateAnswers(step, save.data);
   const formId = context.plan.id;
   const warnings: string[] = [];

@@ -1,13 +1,12 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { forbidden } from '../../errors.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
 import { conflict } from '../../errors.ts';
-import { canManagePlan } from '../../policy/plans.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { requireWritable, type PlanContext } from './loadPlan.ts';
+import type { PlanContext } from './loadPlan.ts';
 import type { PlanRow } from '../../storage/rows.ts';
+import { authorize } from '../../policy/index.ts';
 
 export interface PlanMetadata {
   schoolName?: string | undefined;
@@ -17,11 +16,9 @@ export interface PlanMetadata {
 
 /** Metadata only (school, principal, assignee): the school's principal or a Super Admin; status moves elsewhere. */
 export async function updatePlanMetadata(services: Services, caller: Caller, context: PlanContext, changes: PlanMetadata): Promise<PlanRow> {
-  requireWritable(context);
-  if (!canManagePlan(context.access)) throw forbidden();
-  if (changes.schoolName !== undefined && changes.schoolName !== context.plan.schoolName && !context.access.superAdmin) {
-    throw forbidden('Only a Super Admin can move a plan to another school');
-  }
+  authorize(context.actor, 'writePlan', context);
+  authorize(caller.auth.actor, 'managePlan', context);
+  if (changes.schoolName !== undefined && changes.schoolName !== context.plan.schoolName) authorize(caller.auth.actor, 'movePlanToSchool', context);
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as PlanMetadata;
   try {
     const updated = await services.storage.db.transaction(async (tx) => {

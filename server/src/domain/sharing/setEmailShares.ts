@@ -1,14 +1,13 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
-import { forbidden } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
+import { authorize } from '../../policy/index.ts';
 
-/** The Super Admin's e-mail share: replaces the plan's `sharedWithEmails`. */
+/** The Super Admin's e-mail share (the route's guard): replaces the plan's `sharedWithEmails`. */
 export async function setEmailShares(services: Services, caller: Caller, context: PlanContext, emails: string[]): Promise<string[]> {
-  if (!context.access.superAdmin) throw forbidden();
-  requireWritable(context);
+  authorize(context.actor, 'writePlan', context);
   const sharedWithEmails = [...new Set(emails)];
   await services.storage.db.transaction(async (tx) => {
     await tx.update(plans).set({ sharedWithEmails, updatedAt: new Date() }).where(eq(plans.id, context.plan.id));

@@ -1,11 +1,11 @@
 import { inArray } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { planShares, users } from '../../storage/schema.ts';
-import { invalidInput, forbidden } from '../../errors.ts';
-import { canSharePlan } from '../../policy/plans.ts';
+import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
-import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
+import { authorize } from '../../policy/index.ts';
 
 /** Shares (or re-shares) a plan with users: `view` or `edit`, limited to `sections` (empty: every step). */
 export async function sharePlanWithUsers(
@@ -14,8 +14,8 @@ export async function sharePlanWithUsers(
   context: PlanContext,
   input: { userIds: string[]; permissions: 'view' | 'edit'; sections: string[] },
 ): Promise<string[]> {
-  if (!canSharePlan(caller.auth.actor, context.plan)) throw forbidden();
-  requireWritable(context);
+  authorize(caller.auth.actor, 'sharePlan', context);
+  authorize(context.actor, 'writePlan', context);
   const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));
   const unknown = input.sections.filter((key) => !stepKeys.includes(key));
   if (unknown.length) throw invalidInput(`Unknown sections: ${unknown.join(', ')}`);

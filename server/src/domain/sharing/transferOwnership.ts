@@ -1,11 +1,12 @@
 import { and, eq } from 'drizzle-orm';
-import type { TransferRecord } from '@csp/shared';
+import { LEVEL, type TransferRecord } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { plans, users } from '../../storage/schema.ts';
-import { invalidInput, forbidden } from '../../errors.ts';
+import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { requireWritable, type PlanContext } from '../plans/loadPlan.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
 import type { PlanRow } from '../../storage/rows.ts';
+import { authorize } from '../../policy/index.ts';
 
 /** Principals who can receive a plan: active, level 4, not demo users. */
 export function transferCandidates({ storage }: Services) {
@@ -16,13 +17,12 @@ export function transferCandidates({ storage }: Services) {
     .orderBy(users.schoolName, users.email);
 }
 
-/** Super Admin: a new owner (an active principal) takes the plan; owner and principal fields follow, history grows. */
+/** Super Admin (the route's guard): a new owner (an active principal) takes the plan; owner and principal fields follow, history grows. */
 export async function transferOwnership(services: Services, caller: Caller, context: PlanContext, newOwnerEmail: string): Promise<PlanRow> {
-  if (!context.access.superAdmin) throw forbidden();
-  requireWritable(context);
+  authorize(context.actor, 'writePlan', context);
   const db = services.storage.db;
   const [newOwner] = await db.select().from(users).where(eq(users.email, newOwnerEmail)).limit(1);
-  if (!newOwner || newOwner.level !== 4 || !newOwner.isActive || newOwner.isDemo) {
+  if (!newOwner || newOwner.level !== LEVEL.principal || !newOwner.isActive || newOwner.isDemo) {
     throw invalidInput('The new owner must be an active principal (level 4)');
   }
   const { plan } = context;

@@ -1,14 +1,13 @@
 import { and, eq, inArray } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { planShares } from '../../storage/schema.ts';
-import { forbidden } from '../../errors.ts';
-import { canSharePlan } from '../../policy/plans.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
+import { authorize } from '../../policy/index.ts';
 
 /** Removes shares; returns the ids that had one. */
 export async function unsharePlan(services: Services, caller: Caller, context: PlanContext, userIds: string[]): Promise<string[]> {
-  if (!canSharePlan(caller.auth.actor, context.plan)) throw forbidden();
+  authorize(caller.auth.actor, 'sharePlan', context);
   const removed = await services.storage.db.transaction(async (tx) => {
     const removed = await tx
       .delete(planShares)

@@ -1,11 +1,11 @@
 import { eq, inArray } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { users } from '../../storage/schema.ts';
-import { canAssignLevel, canManageTarget } from '../../policy/users.ts';
 import { invalidateUserSessions } from '../../auth/sessions.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { BulkAction } from '@csp/shared/api/users';
 import type { UserRow } from '../../storage/rows.ts';
+import { can } from '../../policy/index.ts';
 
 export interface BulkResult {
   userId: string;
@@ -48,7 +48,7 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
         outcome.push({ userId, success: false, error: 'You cannot change your own account' });
         continue;
       }
-      if (!canManageTarget(actor, target)) {
+      if (!can(actor, 'manageUser', target)) {
         outcome.push({ userId, success: false, error: 'Access denied' });
         continue;
       }
@@ -59,7 +59,7 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
         changes.push({ userId, email: target.email, before: { level: target.level, isActive: target.isActive, schoolName: target.schoolName }, after: null });
         continue;
       }
-      if (change.level !== undefined && change.level !== target.level && !canAssignLevel(actor, change.level)) {
+      if (change.level !== undefined && change.level !== target.level && !can(actor, 'giveLevel', change.level)) {
         outcome.push({ userId, success: false, error: `You cannot promote to level ${change.level}` });
         continue;
       }

@@ -2,10 +2,10 @@ import type { Services } from '../../services.ts';
 import { users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
-import { conflict, forbidden } from '../../errors.ts';
-import { canAssignLevel, canAssignSchool } from '../../policy/users.ts';
+import { conflict } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { UserRow } from '../../storage/rows.ts';
+import { authorize } from '../../policy/index.ts';
 
 export interface NewUser {
   name: string;
@@ -19,8 +19,8 @@ export interface NewUser {
 /** Creates a user the caller may create; an existing e-mail is a 409. */
 export async function createUser({ storage }: Services, caller: Caller, input: NewUser): Promise<UserRow> {
   const actor = caller.auth.actor;
-  if (!canAssignLevel(actor, input.level)) throw forbidden('You cannot create a user at that level');
-  if (!canAssignSchool(actor, input.schoolName)) throw forbidden('You can only create users for your own school');
+  authorize(actor, 'createUserAtLevel', input.level);
+  authorize(actor, 'createUserForSchool', input.schoolName);
   try {
     return await storage.db.transaction(async (tx) => {
       const [created] = await tx

@@ -2,9 +2,9 @@ import { inArray } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
-import { canManageTarget } from '../../policy/users.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { importRowSchema, type ImportRow } from '@csp/shared/api/users';
+import { can } from '../../policy/index.ts';
 
 export interface ImportResult {
   row: number;
@@ -50,7 +50,7 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
         await tx.insert(users).values({ id: newId(), ...data, title: data.title ?? null });
         results.push({ row, email: data.email, status: 'created' });
         changes.push({ email: data.email, before: null, after: { name: data.name, level: data.level, schoolName: data.schoolName } });
-      } else if (!canManageTarget(caller.auth.actor, current)) {
+      } else if (!can(caller.auth.actor, 'manageUser', current)) {
         results.push({ row, email: data.email, status: 'error', error: 'Access denied' });
       } else {
         await tx

@@ -6,7 +6,7 @@ import type { AssignedForm } from '@csp/shared/api/users';
 import type { UserSort } from '@csp/shared/api/users';
 import { containsPattern } from '../../storage/likePattern.ts';
 import type { UserRow } from '../../storage/rows.ts';
-import { visibleUsersOf } from '../../policy/users.ts';
+import { visibleUsersOf } from '../../policy/index.ts';
 
 export interface UserListing {
   users: { user: UserRow; assignedForms: AssignedForm[] }[];

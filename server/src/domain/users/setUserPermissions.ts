@@ -1,17 +1,17 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { users } from '../../storage/schema.ts';
-import { forbidden, notFound } from '../../errors.ts';
-import { canManageTarget } from '../../policy/users.ts';
+import { notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { UserRow } from '../../storage/rows.ts';
+import { authorize } from '../../policy/index.ts';
 
 /** Sets known collaboration flags on a user (only those flags: never other fields of the record). */
 export async function setUserPermissions({ storage }: Services, caller: Caller, userId: string, flags: Record<string, boolean | undefined>): Promise<UserRow> {
   return storage.db.transaction(async (tx) => {
     const [target] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
     if (!target) throw notFound('User not found');
-    if (!canManageTarget(caller.auth.actor, target)) throw forbidden();
+    authorize(caller.auth.actor, 'manageUser', target);
     const set = Object.fromEntries(Object.entries(flags).filter((entry): entry is [string, boolean] => entry[1] !== undefined));
     const permissions = { ...target.permissions, ...set };
     const [row] = await tx.update(users).set({ permissions, updatedAt: new Date() }).where(eq(users.id, userId)).returning();

@@ -1,11 +1,11 @@
 import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { users } from '../../storage/schema.ts';
-import { forbidden, notFound } from '../../errors.ts';
-import { canAssignLevel, canAssignSchool, canManageTarget } from '../../policy/users.ts';
+import { notFound } from '../../errors.ts';
 import { invalidateUserSessions } from '../../auth/sessions.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { UserRow } from '../../storage/rows.ts';
+import { authorize } from '../../policy/index.ts';
 
 export interface UserChanges {
   level?: number | undefined;
@@ -22,9 +22,9 @@ export async function updateUser(services: Services, caller: Caller, userId: str
   const updated = await services.storage.db.transaction(async (tx) => {
     const [target] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
     if (!target) throw notFound('User not found');
-    if (!canManageTarget(actor, target)) throw forbidden();
-    if (changes.level !== undefined && !canAssignLevel(actor, changes.level)) throw forbidden('You cannot give that level');
-    if (changes.schoolName !== undefined && !canAssignSchool(actor, changes.schoolName)) throw forbidden('You can only assign your own school');
+    authorize(actor, 'manageUser', target);
+    if (changes.level !== undefined) authorize(actor, 'giveLevel', changes.level);
+    if (changes.schoolName !== undefined) authorize(actor, 'moveUserToSchool', changes.schoolName);
     const [row] = await tx
       .update(users)
       .set({ ...changes, updatedAt: new Date() })

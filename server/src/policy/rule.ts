@@ -1,0 +1,13 @@
+import type { UserRow } from '../storage/rows.ts';
+
+/** Who asks: the fields every rule may read. */
+export type Actor = Pick<UserRow, 'id' | 'email' | 'level' | 'schoolName'>;
+
+/** One named ability: whether the actor may, and the refusal a 403 carries when not. */
+export interface Rule<Subject> {
+  allows(actor: Actor, subject: Subject): boolean;
+  refusal?: string;
+}
+
+export const rule = <Subject = undefined>(allows: (actor: Actor, subject: Subject) => boolean, refusal?: string): Rule<Subject> =>
+  refusal === undefined ? { allows } : { allows, refusal };
