@@ -25,7 +25,7 @@ import { openStorage, type Storage } from '../server/src/storage/database.ts';
 import { collabDocuments, planSteps } from '../server/src/storage/schema.ts';
 import { createPubSubClient } from '../server/src/kv/redis.ts';
 import { answersOfState, openLiveClient, rowsOf, sessionToken, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from './support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from './support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from './support/plans.ts';
 import { Random, seedFromEnv } from './support/random.ts';
 import { pause, waitFor } from './support/wait.ts';
 
@@ -239,7 +239,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
     const sessions = await Promise.all(USERS.map((email) => signIn(a!.url, email)));
     tokens = sessions.map((session) => sessionToken(session));
     const admin = sessions[1]!;
-    formId = await planIdOf(admin, HARBOR);
+    formId = await formIdOf(admin, HARBOR);
     // Four more editors through edit shares (the coordinator's own access is view-only).
     const ids = await Promise.all(sessions.slice(2).map((session) => whoAmI(session).then((user) => user.id)));
     await shareWith(admin, formId, ids, 'edit');

@@ -13,7 +13,7 @@ import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
 import { openLiveClient, sessionToken } from './support/collab.ts';
 import { waitFor } from './support/wait.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, stepPath, whoAmI, type UserRef } from './support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, stepPath, whoAmI, type UserRef } from './support/plans.ts';
 import { signInAll } from '../server/src/testing/signIn.ts';
 
 const STEP = 'attendancePlan';
@@ -71,7 +71,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
     adminOnB = as(b, sessionToken(admin));
     teacherToken = sessionToken(teacher);
     principalUser = await whoAmI(principalOnB);
-    formId = await planIdOf(principalOnA, HARBOR);
+    formId = await formIdOf(principalOnA, HARBOR);
   });
 
   afterEach(() => {

@@ -22,7 +22,7 @@ import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { createRedisClient } from '../server/src/kv/redis.ts';
 import { openLiveClient, sessionToken, sorted, textOf, waitForConvergence, type LiveClient } from './support/collab.ts';
 import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from './support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from './support/plans.ts';
 import { waitFor } from './support/wait.ts';
 
 const STEP = 'attendancePlan';
@@ -102,7 +102,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('a Redis ou
     inspector = createRedisClient(redis.url);
     const [principalSession, adminSession, apSession] = await Promise.all([PRINCIPAL_HARBOR, SUPERADMIN, AP].map((email) => signIn(a!.url, email)));
     [principal, admin, ap] = [principalSession!, adminSession!, apSession!].map(sessionToken) as [string, string, string];
-    formId = await planIdOf(adminSession!, HARBOR);
+    formId = await formIdOf(adminSession!, HARBOR);
     await shareWith(adminSession!, formId, [(await whoAmI(apSession!)).id], 'edit');
     // Stored answers the documents are seeded from (texts to type into), then the lock released.
     const seeded = await adminSession!.put(stepPath(formId, STEP), { stepData: { data: { att_strategy: 'Daily calls.', att_barriers: 'Late buses.' } } });

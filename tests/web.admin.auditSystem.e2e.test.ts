@@ -10,7 +10,7 @@ import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
 import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
 import { openLiveClient, sessionToken, type LiveClient } from './support/collab.ts';
-import { HARBOR, planIdOf } from './support/plans.ts';
+import { HARBOR, formIdOf } from './support/plans.ts';
 import { waitFor } from './support/wait.ts';
 import { startOwnRedis, type OwnRedis } from '../server/src/testing/ownRedis.ts';
 import { parseCsv } from './support/csv.ts';
@@ -87,8 +87,8 @@ beforeAll(async () => {
   publishedVersion = published.body.version;
   expect(typeof publishedVersion).toBe('number');
   // Something the principal did: the school's plan assigned to someone.
-  const planId = await planIdOf(principalApi, HARBOR);
-  const assigned = await principalApi.put(`/api/forms/${planId}`, { action: 'update', assignedTo: 'coordinator@example.org' });
+  const formId = await formIdOf(principalApi, HARBOR);
+  const assigned = await principalApi.put(`/api/forms/${formId}`, { action: 'update', assignedTo: 'coordinator@example.org' });
   expect(assigned.status, JSON.stringify(assigned.body)).toBe(200);
 });
 afterAll(async () => {
@@ -275,7 +275,7 @@ describe('the System page', () => {
 
     // Someone joins live; Refresh (nothing polls) shows the new figures.
     sockets.push(await connectRealtime(server.url, principalApi.cookies.get(SESSION_COOKIE)!, { label: 'principal' }));
-    const formId = await planIdOf(principalApi, HARBOR);
+    const formId = await formIdOf(principalApi, HARBOR);
     live.push(await openLiveClient(server.url, sessionToken(principalApi), formId, 'attendancePlan', { label: 'principal editing' }));
     const now = adminHealthSchema.parse((await adminApi.get('/api/admin/health')).body);
     expect(now.realtime!.users).toBeGreaterThan(health.realtime!.users);

@@ -22,7 +22,7 @@ let harborPrincipal: HttpClient;
 let riversidePrincipal: HttpClient;
 const people: Person[] = [];
 
-const planId = async (school: string) =>
+const formIdOf = async (school: string) =>
   ((await adminApi.get(`/api/forms?schoolYear=${YEAR}`)).body.forms as { _id: string; schoolName: string }[]).find((form) => form.schoolName === school)!._id;
 const statusOf = async (id: string) => (await adminApi.get(`/api/forms/${id}`)).body.status as string;
 const table = (page: Page) => page.getByRole('region', { name: new RegExp(`^Plans for ${YEAR}`) });
@@ -74,7 +74,7 @@ describe('the admin area', () => {
   });
 
   it('a Super Admin finds a submitted plan by its status, reviews and approves it', async () => {
-    const harborId = await planId(HARBOR);
+    const harborId = await formIdOf(HARBOR);
     expect((await harborPrincipal.put(`/api/forms/${harborId}`, { action: 'submit' })).status).toBe(200);
     const { page, errors } = await signIn('superadmin@example.org', '/admin/plans');
     await row(page, RIVERSIDE).waitFor();
@@ -109,7 +109,7 @@ describe('the admin area', () => {
   });
 
   it('selects several plans for a status review and shows each plan’s outcome', async () => {
-    const riversideId = await planId(RIVERSIDE);
+    const riversideId = await formIdOf(RIVERSIDE);
     expect((await riversidePrincipal.put(`/api/forms/${riversideId}`, { action: 'submit' })).status).toBe(200);
     const { page } = await signIn('superadmin@example.org', '/admin/plans');
     await row(page, RIVERSIDE).getByText('Submitted').waitFor();

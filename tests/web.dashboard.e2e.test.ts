@@ -17,7 +17,7 @@ let server: TestServer;
 let browser: Browser;
 let principalApi: HttpClient;
 let adminApi: HttpClient;
-let planId: string;
+let formId: string;
 const people: Person[] = [];
 
 const statusLabels: Record<string, string> = {
@@ -33,7 +33,7 @@ beforeAll(async () => {
   server = await startTestServer();
   browser = await launchBrowser();
   [principalApi, adminApi] = await signInAll(server.url, ['principal.harbor@example.org', 'superadmin@example.org'] as const);
-  planId = (await principalApi.get(`/api/forms?schoolYear=${YEAR}`)).body.forms.find((form: { schoolName: string }) => form.schoolName === HARBOR)._id;
+  formId = (await principalApi.get(`/api/forms?schoolYear=${YEAR}`)).body.forms.find((form: { schoolName: string }) => form.schoolName === HARBOR)._id;
   const deadlines = [
     { stepKey: 'tableOfContents', label: 'Contents confirmed', dueDate: isoDay(-3) },
     { stepKey: 'attendancePlan', label: 'Attendance plan', dueDate: isoDay(10) },
@@ -69,7 +69,7 @@ describe('the dashboard in a real browser', () => {
 
   it('shows a principal each plan’s required answers and who is on their school’s plan now (live) and who has access', async () => {
     const { page } = people[0]!;
-    const full = (await principalApi.get(`/api/forms/${planId}`)).body;
+    const full = (await principalApi.get(`/api/forms/${formId}`)).body;
     const bank = (await principalApi.get(`/api/question-bank${full.questionBankVersion ? `?version=${full.questionBankVersion}` : ''}`)).body;
     const progress = requiredProgress(bank.steps, full.formData);
     expect(progress.required).toBeGreaterThan(0);
@@ -84,7 +84,7 @@ describe('the dashboard in a real browser', () => {
     await onPlan.getByRole('listitem').filter({ hasText: 'Elena Rodriguez · owner' }).waitFor();
 
     // The assistant principal opens a step: the dashboard shows it at once, and the principal is not listed.
-    const assistant = await signInAs(browser, server.url, 'ap.harbor@example.org', `/plans/${planId}/step/2`);
+    const assistant = await signInAs(browser, server.url, 'ap.harbor@example.org', `/plans/${formId}/step/2`);
     await onPlan.getByRole('link', { name: /Marcus Bell · Step 2/ }).waitFor();
     expect(await onPlan.getByText('Elena Rodriguez (you)').count()).toBe(0);
     await expectAccessible(page, 'the principal’s dashboard with someone on the plan');
@@ -97,7 +97,7 @@ describe('the dashboard in a real browser', () => {
     const { page } = people[0]!;
     const notifications = page.getByRole('region', { name: /Notifications/ });
     await notifications.getByText(/No notifications yet/).waitFor();
-    expect((await adminApi.post(`/api/forms/${planId}/comments`, { comment: 'Please check the liaison list.' })).status).toBe(200);
+    expect((await adminApi.post(`/api/forms/${formId}/comments`, { comment: 'Please check the liaison list.' })).status).toBe(200);
     const ping = notifications.getByRole('listitem').filter({ hasText: `New review comment` });
     await ping.waitFor();
     // The plan's open comments count follows the same push.
@@ -196,7 +196,7 @@ describe('at 320 px wide', () => {
     const phone = await signInAs(browser, server.url, 'principal.harbor@example.org', '/dashboard', { width: 320, height: 700 });
     people.push(phone);
     const { page } = phone;
-    for (const path of ['/dashboard', '/plans', `/plans/${planId}`, `/plans/${planId}/step/6`, `/plans/${planId}/view`, `/plans/${planId}/compare`, '/']) {
+    for (const path of ['/dashboard', '/plans', `/plans/${formId}`, `/plans/${formId}/step/6`, `/plans/${formId}/view`, `/plans/${formId}/compare`, '/']) {
       await page.goto(`${server.url}${path}`);
       await page.getByRole('heading', { level: 1 }).first().waitFor();
       await page.waitForLoadState('networkidle');

@@ -30,7 +30,7 @@ const CONTENTS = stepOf('tableOfContents');
 let server: TestServer;
 let browser: Browser;
 let principalApi: HttpClient;
-let planId: string;
+let formId: string;
 const people: Person[] = [];
 /** The Super Admin's browser, once a test has signed one in. */
 let admin: Person | undefined;
@@ -42,7 +42,7 @@ async function person(email: string, callbackUrl = '/plans'): Promise<Person> {
 }
 
 async function storedStep(stepNumber: number): Promise<{ data: Record<string, unknown>; completed: boolean }> {
-  const response = await principalApi.get(`/api/forms/${planId}/step/${stepNumber}`);
+  const response = await principalApi.get(`/api/forms/${formId}/step/${stepNumber}`);
   expect(response.status).toBe(200);
   return response.body.stepData;
 }
@@ -64,7 +64,7 @@ beforeAll(async () => {
   browser = await launchBrowser();
   [principalApi] = await signInAll(server.url, [PRINCIPAL] as const);
   const list = await principalApi.get(`/api/forms?schoolYear=${YEAR}`);
-  planId = list.body.forms.find((form: { schoolName: string }) => form.schoolName === HARBOR)._id;
+  formId = list.body.forms.find((form: { schoolName: string }) => form.schoolName === HARBOR)._id;
 });
 
 afterAll(async () => {
@@ -100,7 +100,7 @@ describe('the plan editor in a real browser', () => {
 
   it('two people typing in one answer at once both end with the same merged text, which is stored', async () => {
     const principal = people[0] ?? (await person(PRINCIPAL));
-    const ap = await person(AP, `/plans/${planId}/step/${ATTENDANCE_NUMBER}`);
+    const ap = await person(AP, `/plans/${formId}/step/${ATTENDANCE_NUMBER}`);
     await ap.page.getByRole('heading', { level: 1, name: ATTENDANCE.title }).waitFor();
     // Presence: each sees the other on this step.
     await principal.page
@@ -163,7 +163,7 @@ describe('the plan editor in a real browser', () => {
     await ap.context.setOffline(false);
     const page = await ap.context.newPage();
     ap.page = page;
-    await page.goto(`${server.url}/plans/${planId}/step/${ATTENDANCE_NUMBER}`);
+    await page.goto(`${server.url}/plans/${formId}/step/${ATTENDANCE_NUMBER}`);
     await waitFor('the offline edit in the store of record', async () => (await storedStep(ATTENDANCE_NUMBER)).data[text.id] === '92% this year');
     await waitFor('the principal sees it live', async () => (await field(people[0]!.page, text).inputValue()) === '92% this year');
   });
@@ -182,7 +182,7 @@ describe('the plan editor in a real browser', () => {
 
   it('a comment a Super Admin writes appears in the principal’s open editor, and can be marked read', async () => {
     const principal = people[0]!;
-    admin = await person(SUPERADMIN, `/plans/${planId}/step/${ATTENDANCE_NUMBER}`);
+    admin = await person(SUPERADMIN, `/plans/${formId}/step/${ATTENDANCE_NUMBER}`);
     await admin.page.getByRole('heading', { level: 1, name: ATTENDANCE.title }).waitFor();
     await admin.page.getByLabel('New comment on this step').fill('Please add last year’s chronic absence rate.');
     await admin.page.getByRole('button', { name: 'Send comment' }).click();
@@ -195,7 +195,7 @@ describe('the plan editor in a real browser', () => {
 
   it('completes a step with the keyboard alone', async () => {
     const { page } = people[0]!;
-    await page.goto(`${server.url}/plans/${planId}`);
+    await page.goto(`${server.url}/plans/${formId}`);
     await page.getByRole('heading', { level: 1, name: `${HARBOR} plan for ${YEAR}` }).waitFor();
     const checkbox = CONTENTS.questions[0]!;
     const focusedIs = async (name: string) => page.evaluate((expected) => (document.activeElement?.textContent ?? '').trim() === expected, name);
@@ -213,7 +213,7 @@ describe('the plan editor in a real browser', () => {
   it('attests and submits from the dialogs; the new status reaches everyone on the plan', async () => {
     const [principal, ap] = [people[0]!, people[1]!];
     const { page } = principal;
-    await page.goto(`${server.url}/plans/${planId}`);
+    await page.goto(`${server.url}/plans/${formId}`);
     await page.getByRole('button', { name: 'Attest' }).click();
     const attest = page.getByRole('dialog', { name: 'Attest this plan' });
     await attest.waitFor();
@@ -229,7 +229,7 @@ describe('the plan editor in a real browser', () => {
     await submit.getByRole('button', { name: 'Submit plan' }).click();
     await page.locator('.plan-head').getByText('Submitted').waitFor();
     await ap.page.locator('.plan-head').getByText('Submitted').waitFor();
-    const plan = await principalApi.get(`/api/forms/${planId}`);
+    const plan = await principalApi.get(`/api/forms/${formId}`);
     expect(plan.body.status).toBe('submitted');
     expect(plan.body.attestation).toMatchObject({ confirmed: true, name: 'Elena Rodriguez' });
     expect([...principal.errors, ...ap.errors]).toEqual([]);
@@ -238,7 +238,7 @@ describe('the plan editor in a real browser', () => {
   it('a Super Admin reviews the submitted plan from the review dialog; the principal sees each status live', async () => {
     const principal = people[0]!;
     admin ??= await person(SUPERADMIN);
-    await admin.page.goto(`${server.url}/plans/${planId}`);
+    await admin.page.goto(`${server.url}/plans/${formId}`);
     await admin.page.getByRole('button', { name: 'Review…' }).click();
     const review = admin.page.getByRole('dialog', { name: 'Review this plan' });
     await review.getByRole('radio', { name: 'Start the review' }).check();
@@ -253,16 +253,16 @@ describe('the plan editor in a real browser', () => {
     await review.getByLabel(/Comment for the school/).fill('Please name a second attendance liaison.');
     await review.getByRole('button', { name: 'Save review' }).click();
     await principal.page.locator('.plan-head').getByText('Rejected').waitFor();
-    const plan = await principalApi.get(`/api/forms/${planId}`);
+    const plan = await principalApi.get(`/api/forms/${formId}`);
     expect(plan.body).toMatchObject({ status: 'rejected', reviewComment: 'Please name a second attendance liaison.' });
   });
 
   it('compares with last year: the count, a changed-only filter, every step on request, and links to the questions', async () => {
     const { page } = people[0]!;
-    await page.goto(`${server.url}/plans/${planId}`);
+    await page.goto(`${server.url}/plans/${formId}`);
     await page.getByRole('link', { name: 'Compare with last year' }).click();
     await page.getByRole('heading', { level: 1, name: 'Compare with last year' }).waitFor();
-    const expected = (await principalApi.get(`/api/forms/${planId}/compare`)).body as { changedCount: number; rows: { changed: boolean }[] };
+    const expected = (await principalApi.get(`/api/forms/${formId}/compare`)).body as { changedCount: number; rows: { changed: boolean }[] };
     await page.getByText(`${expected.changedCount} answers differ`).waitFor();
     await expectAccessible(page, 'the compare page');
     const table = page.getByRole('table', { name: /Answers of/ });
@@ -279,7 +279,7 @@ describe('the plan editor in a real browser', () => {
 
   it('shows the whole plan read-only in bank order with contents, stored answers and a print layout', async () => {
     const { page } = people[0]!;
-    await page.goto(`${server.url}/plans/${planId}`);
+    await page.goto(`${server.url}/plans/${formId}`);
     await page.getByRole('link', { name: 'View the whole plan' }).click();
     await page.getByRole('navigation', { name: 'Contents' }).getByRole('link', { name: ATTENDANCE.title }).waitFor();
     const headings = await page.getByRole('heading', { level: 2, name: /^Step \d+:/ }).allInnerTexts();
@@ -297,7 +297,7 @@ describe('the plan editor in a real browser', () => {
   });
 
   it('shows view-only and archived plans read-only, saying why', async () => {
-    const coordinator = await person('coordinator.harbor@example.org', `/plans/${planId}/step/${ATTENDANCE_NUMBER}`);
+    const coordinator = await person('coordinator.harbor@example.org', `/plans/${formId}/step/${ATTENDANCE_NUMBER}`);
     await coordinator.page.getByText('You can read this step but not change it.').waitFor();
     const text = firstOfType('attendancePlan', 'text');
     await expect(field(coordinator.page, text).getAttribute('readonly')).resolves.not.toBeNull();
@@ -314,7 +314,7 @@ describe('the plan editor in a real browser', () => {
   });
 
   it('asks before leaving only while work is unsaved', async () => {
-    const principal = await person(PRINCIPAL, `/plans/${planId}/step/${stepNumberOf('temporaryHousing')}`);
+    const principal = await person(PRINCIPAL, `/plans/${formId}/step/${stepNumberOf('temporaryHousing')}`);
     const { page } = principal;
     await page
       .getByRole('status')
@@ -337,7 +337,7 @@ describe('the plan editor in a real browser', () => {
       asked.push(`again:${dialog.type()}`);
       void dialog.accept();
     });
-    await again.goto(`${server.url}/plans/${planId}/step/${stepNumberOf('temporaryHousing')}`);
+    await again.goto(`${server.url}/plans/${formId}/step/${stepNumberOf('temporaryHousing')}`);
     await again
       .getByRole('status')
       .filter({ hasText: /Saved at|All changes saved/ })
@@ -353,7 +353,7 @@ describe('the plan editor in a real browser', () => {
     const { page } = people[0]!;
     const housing = stepNumberOf('temporaryHousing');
     const housingStep = stepOf('temporaryHousing');
-    await page.goto(`${server.url}/plans/${planId}/step/${housing}`);
+    await page.goto(`${server.url}/plans/${formId}/step/${housing}`);
     await page
       .getByRole('status')
       .filter({ hasText: /All changes saved|Saved at/ })
@@ -401,7 +401,7 @@ describe('the plan editor in a real browser', () => {
 
   it('a principal shares the plan with a teacher for viewing one section, and takes it back', async () => {
     const { page } = people[0]!;
-    await page.goto(`${server.url}/plans/${planId}`);
+    await page.goto(`${server.url}/plans/${formId}`);
     await page.getByRole('button', { name: 'Share…' }).click();
     const dialog = page.getByRole('dialog', { name: 'Share this plan' });
     await dialog.getByRole('checkbox', { name: /Samuel Okafor/ }).check();
@@ -411,7 +411,7 @@ describe('the plan editor in a real browser', () => {
     await expectAccessible(page, 'the share dialog');
     await dialog.getByRole('button', { name: 'Share', exact: true }).click();
     await dialog.getByRole('listitem').filter({ hasText: 'Samuel Okafor · Staff · can view (Attendance Plan)' }).waitFor();
-    const shares = (await principalApi.get(`/api/admin/forms/share?formId=${planId}`)).body.shares as {
+    const shares = (await principalApi.get(`/api/admin/forms/share?formId=${formId}`)).body.shares as {
       email: string;
       permissions: string;
       sections: string[];
@@ -420,7 +420,7 @@ describe('the plan editor in a real browser', () => {
 
     await dialog.getByRole('button', { name: 'Remove access for Samuel Okafor' }).click();
     await waitFor('the share removed', async () => {
-      const now = (await principalApi.get(`/api/admin/forms/share?formId=${planId}`)).body.shares as { email: string }[];
+      const now = (await principalApi.get(`/api/admin/forms/share?formId=${formId}`)).body.shares as { email: string }[];
       return !now.some((share) => share.email === 'teacher.harbor@example.org');
     });
     await page.keyboard.press('Escape');

@@ -31,7 +31,7 @@ export async function whoAmI(client: HttpClient): Promise<UserRef> {
 }
 
 /** The plan of a school for a year, as listed by GET /api/forms. */
-export async function planIdOf(client: HttpClient, schoolName: string, schoolYear = currentSchoolYear()): Promise<string> {
+export async function formIdOf(client: HttpClient, schoolName: string, schoolYear = currentSchoolYear()): Promise<string> {
   const { status, body } = await client.get(`/api/forms?schoolYear=${schoolYear}`);
   if (status !== 200) throw new Error(`listing plans failed: ${status} ${JSON.stringify(body)}`);
   const plan = (body.forms as { _id: string; schoolName: string }[]).find((form) => form.schoolName === schoolName);

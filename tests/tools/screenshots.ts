@@ -20,12 +20,12 @@ const browser = await launchBrowser();
 try {
   const api = await signIn(server.url, 'principal.harbor@example.org');
   const forms = (await api.get(`/api/forms?schoolYear=${currentSchoolYear()}`)).body.forms as { _id: string; schoolName: string }[];
-  const planId = forms.find((form) => form.schoolName === 'Harbor View Academy')!._id;
+  const formId = forms.find((form) => form.schoolName === 'Harbor View Academy')!._id;
   const stepNumber = BUNDLED_BANK.steps.findIndex((step) => step.key === 'attendancePlan') + 1;
   const step = BUNDLED_BANK.steps[stepNumber - 1]!;
   const textarea = step.questions.find((question) => question.type === 'textarea')!;
   const text = step.questions.find((question) => question.type === 'text')!;
-  const stepUrl = `/plans/${planId}/step/${stepNumber}`;
+  const stepUrl = `/plans/${formId}/step/${stepNumber}`;
 
   const principal = await signInAs(browser, server.url, 'principal.harbor@example.org', stepUrl, { width: 1280, height: 860 });
   const ap = await signInAs(browser, server.url, 'ap.harbor@example.org', stepUrl, { width: 1280, height: 860 });
@@ -51,7 +51,7 @@ try {
   await ap.page.waitForTimeout(300);
   await ap.page.screenshot({ path: path.join(out, 'editor-assistant-principal.png') });
 
-  await ap.page.goto(`${server.url}/plans/${planId}`);
+  await ap.page.goto(`${server.url}/plans/${formId}`);
   await ap.page.getByText('Being edited by Elena Rodriguez').waitFor();
   await ap.page.screenshot({ path: path.join(out, 'plan-overview.png'), fullPage: true });
 

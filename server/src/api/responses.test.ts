@@ -47,7 +47,7 @@ import { signInAll } from '../testing/signIn.ts';
 import { HttpClient } from '../testing/httpClient.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../../../tests/support/realtime.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, stepAt, stepPath } from './steps/steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, planPath, stepAt, stepPath } from './steps/steps.testkit.ts';
 
 const YEAR = currentSchoolYear();
 const PREVIOUS_YEAR = previousSchoolYear(YEAR);
@@ -160,8 +160,8 @@ describe('responses and realtime events parse with the shared schemas', () => {
   beforeAll(async () => {
     server = await startTestServer();
     [principal, admin, previewer] = await signInAll(server.url, [PRINCIPAL_HARBOR, SUPERADMIN, SUPERADMIN]);
-    formId = await planIdOf(principal, HARBOR);
-    previousFormId = await planIdOf(principal, HARBOR, PREVIOUS_YEAR);
+    formId = await formIdOf(principal, HARBOR);
+    previousFormId = await formIdOf(principal, HARBOR, PREVIOUS_YEAR);
     observer = await socketOf(admin, 'superadmin');
     expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
     principalSocket = await socketOf(principal, 'principal');

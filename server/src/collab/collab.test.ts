@@ -36,7 +36,7 @@ import {
   SUPERADMIN,
   autosave,
   createPlan,
-  planIdOf,
+  formIdOf,
   readStep,
   shareWith,
   stepOf,
@@ -58,7 +58,7 @@ let teacherRiverside: HttpClient;
 let teacherHarbor: HttpClient;
 let apHarbor: HttpClient;
 let apRiverside: HttpClient;
-let harborPlanId: string;
+let harborFormId: string;
 
 const clients: LiveClient[] = [];
 
@@ -104,7 +104,7 @@ beforeAll(async () => {
     'ap.harbor@example.org',
     'ap.riverside@example.org',
   ]);
-  harborPlanId = await planIdOf(principal, HARBOR);
+  harborFormId = await formIdOf(principal, HARBOR);
 });
 
 afterEach(() => {
@@ -283,9 +283,9 @@ describe('access on connect', () => {
 
   it('refuses a user without access to the plan before the document loads', async () => {
     const stepKey = 'militaryRecruitment';
-    await expectRefused(server.url, sessionToken(teacherRiverside), harborPlanId, stepKey);
-    expect(serverDocument(harborPlanId, stepKey)).toBeUndefined();
-    expect(await storedState(harborPlanId, stepKey)).toBeUndefined();
+    await expectRefused(server.url, sessionToken(teacherRiverside), harborFormId, stepKey);
+    expect(serverDocument(harborFormId, stepKey)).toBeUndefined();
+    expect(await storedState(harborFormId, stepKey)).toBeUndefined();
   });
 
   it('refuses a section-limited share on the other steps; its own section is editable', async () => {
@@ -305,8 +305,8 @@ describe('access on connect', () => {
   it('a view-only user (coordinator) connects read-only: edits never reach the other client nor the stored state', async () => {
     const stepKey = 'cellPhonePolicy';
     const { step: phoneStep } = stepOf(stepKey);
-    const owner = await live(principal, harborPlanId, stepKey, 'principal');
-    const viewer = await live(coordinator, harborPlanId, stepKey, 'coordinator');
+    const owner = await live(principal, harborFormId, stepKey, 'principal');
+    const viewer = await live(coordinator, harborFormId, stepKey, 'coordinator');
     expect(owner.scope()).toBe('read-write');
     expect(viewer.scope()).toBe('readonly');
 
@@ -317,34 +317,34 @@ describe('access on connect', () => {
     writeAnswers(viewer.doc, phoneStep, { cell_consequences: 'VIEWER EDIT', cell_exceptions: 'Medical needs only. VIEWER' });
     // The server answers the viewer's update with "not applied".
     await waitFor('the server to refuse the viewer’s update', () => viewer.syncAcks.includes(false));
-    expect(readAnswers(serverDocument(harborPlanId, stepKey)!)).toEqual({ cell_exceptions: 'Medical needs only.' });
+    expect(readAnswers(serverDocument(harborFormId, stepKey)!)).toEqual({ cell_exceptions: 'Medical needs only.' });
     // A later edit of the principal reaches the viewer, and the viewer's edit never reached the principal.
     writeAnswers(owner.doc, phoneStep, { cell_pouchProcess: 'Pouches at homeroom.' });
     await waitFor('the viewer to see the next edit', () => viewer.answers().cell_pouchProcess === 'Pouches at homeroom.');
     expect(owner.answers()).toEqual({ cell_exceptions: 'Medical needs only.', cell_pouchProcess: 'Pouches at homeroom.' });
-    expect(JSON.stringify(readAnswers(serverDocument(harborPlanId, stepKey)!))).not.toContain('VIEWER');
+    expect(JSON.stringify(readAnswers(serverDocument(harborFormId, stepKey)!))).not.toContain('VIEWER');
 
     owner.destroy();
     viewer.destroy();
-    const stored = await waitForUnloaded(harborPlanId, stepKey);
+    const stored = await waitForUnloaded(harborFormId, stepKey);
     expect(stored).toEqual({ cell_exceptions: 'Medical needs only.', cell_pouchProcess: 'Pouches at homeroom.' });
-    expect((await readStep(principal, harborPlanId, stepKey)).data).toEqual({});
+    expect((await readStep(principal, harborFormId, stepKey)).data).toEqual({});
   });
 
   it('an archived-year plan connects read-only for its principal, seeded from its stored answers', async () => {
-    const archivedPlanId = await planIdOf(principal, HARBOR, previousSchoolYear(currentSchoolYear()));
-    const stored = await readStep(principal, archivedPlanId, STEP);
+    const archivedFormId = await formIdOf(principal, HARBOR, previousSchoolYear(currentSchoolYear()));
+    const stored = await readStep(principal, archivedFormId, STEP);
     expect(Object.keys(stored.data).length).toBeGreaterThan(0);
-    const client = await live(principal, archivedPlanId, STEP, 'principal (archived)');
+    const client = await live(principal, archivedFormId, STEP, 'principal (archived)');
     expect(client.scope()).toBe('readonly');
     expect(sorted(client.answers())).toEqual(sorted(stored.data));
 
     writeAnswers(client.doc, step, { att_barriers: 'ARCHIVED EDIT' });
     await waitFor('the server to refuse the update', () => client.syncAcks.includes(false));
-    expect(sorted(readAnswers(serverDocument(archivedPlanId, STEP)!))).toEqual(sorted(stored.data));
+    expect(sorted(readAnswers(serverDocument(archivedFormId, STEP)!))).toEqual(sorted(stored.data));
     client.destroy();
-    expect(JSON.stringify(await waitForUnloaded(archivedPlanId, STEP))).not.toContain('ARCHIVED EDIT');
-    expect((await readStep(principal, archivedPlanId, STEP)).data).toEqual(stored.data);
+    expect(JSON.stringify(await waitForUnloaded(archivedFormId, STEP))).not.toContain('ARCHIVED EDIT');
+    expect((await readStep(principal, archivedFormId, STEP)).data).toEqual(stored.data);
   });
 });
 

@@ -18,7 +18,7 @@ import { MAX_INPUT_DEPTH } from './validate.ts';
 let server: TestServer;
 let admin: HttpClient;
 let principal: HttpClient;
-let planId: string;
+let formId: string;
 
 interface Route {
   path: string;
@@ -32,7 +32,7 @@ function concrete(pattern: string): string {
     .replace(':stepNumber', '1')
     .replace(':stepKey', 'attendancePlan')
     .replace(':questionId', 'att_barriers')
-    .replace(':id', planId)
+    .replace(':id', formId)
     .replace(/:[a-zA-Z]+/g, 'a'.repeat(24));
 }
 
@@ -42,7 +42,7 @@ const deepObject = (depth: number) => '{"a":'.repeat(depth) + '1' + '}'.repeat(d
 beforeAll(async () => {
   server = await startTestServer();
   [admin, principal] = await signInAll(server.url, ['superadmin@example.org', 'principal.harbor@example.org'] as const);
-  planId = (await principal.get('/api/forms')).body.forms[0]._id;
+  formId = (await principal.get('/api/forms')).body.forms[0]._id;
   const router = apiRouter(server.services, { oidc: undefined as never });
   const byPath = new Map<string, Set<string>>();
   for (const layer of router.stack) {
@@ -76,17 +76,17 @@ describe('hostile input never gets a 500', () => {
     }
     expect(failures).toEqual([]);
     // On a route that reads the body, the nesting itself is the refusal.
-    const step = await admin.request('PUT', `/api/forms/${planId}/step/1`, { body: deepObject(150_000), headers: { 'content-type': 'application/json' } });
+    const step = await admin.request('PUT', `/api/forms/${formId}/step/1`, { body: deepObject(150_000), headers: { 'content-type': 'application/json' } });
     expect(step.status).toBe(400);
     expect(((await step.json()) as { error: string }).error).toMatch(/nested more than 64 levels/);
   });
 
   it('refuses step answers nested 8,000 deep with 400 and stores nothing', async () => {
-    const before = (await admin.get(`/api/forms/${planId}/step/6`)).body.revisionCount;
+    const before = (await admin.get(`/api/forms/${formId}/step/6`)).body.revisionCount;
     const body = `{"stepData":{"data":{"att_barriers":${deepArray(8_000)}}}}`;
-    const response = await admin.request('PUT', `/api/forms/${planId}/step/6`, { body, headers: { 'content-type': 'application/json' } });
+    const response = await admin.request('PUT', `/api/forms/${formId}/step/6`, { body, headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(400);
-    expect((await admin.get(`/api/forms/${planId}/step/6`)).body.revisionCount).toBe(before);
+    expect((await admin.get(`/api/forms/${formId}/step/6`)).body.revisionCount).toBe(before);
   });
 
   it('answers a body whose Content-Encoding is not what it says with 400, and an anonymous one on a protected route with 401', async () => {
@@ -169,8 +169,8 @@ describe('school-year labels at the edges', () => {
         [principal, 'GET', `/api/school-year?schoolYear=${year}`],
         [principal, 'GET', `/api/forms?schoolYear=${year}`],
         [principal, 'POST', '/api/forms', { schoolName: 'Harbor View Academy', schoolYear: year }],
-        [principal, 'POST', `/api/forms/${planId}/duplicate`, { schoolYear: year }],
-        [principal, 'GET', `/api/forms/${planId}/compare?compareYear=${year}`],
+        [principal, 'POST', `/api/forms/${formId}/duplicate`, { schoolYear: year }],
+        [principal, 'GET', `/api/forms/${formId}/compare?compareYear=${year}`],
         [principal, 'GET', `/api/question-bank?schoolYear=${year}`],
         [admin, 'POST', '/api/school-year', { fromYear: year }],
         [admin, 'PUT', '/api/school-year', { schoolYear: year, archived: true }],

@@ -15,7 +15,7 @@ import { stepLockKey } from '../domain/plans/stepLocks.ts';
 import { waitFor } from '../../../tests/support/wait.ts';
 import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../../../tests/support/realtime.ts';
 import { sessionToken } from '../../../tests/support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, formIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
 
 const STEP = 'attendancePlan';
 
@@ -103,7 +103,7 @@ describe('realtime gateway', () => {
     expect(await outsider.request('plan:join', { formId: 'f'.repeat(24) })).toMatchObject({ ok: false, error: expect.any(String) });
     expect(await outsider.request('presence:step', { formId, stepKey: STEP })).toMatchObject({ ok: false });
     // Harbor's own plan is refused too (another school).
-    expect(await outsider.request('plan:join', { formId: await planIdOf(principal, HARBOR) })).toMatchObject({ ok: false });
+    expect(await outsider.request('plan:join', { formId: await formIdOf(principal, HARBOR) })).toMatchObject({ ok: false });
     // An unknown step of a permitted plan is refused.
     expect(await observer.request('plan:join', { formId, stepKey: 'noSuchStep' })).toMatchObject({ ok: false, error: expect.any(String) });
 
@@ -424,7 +424,7 @@ describe('lock expiry (STEP_LOCK_TTL_SECONDS=2, a server of its own)', () => {
   it('announces expired when the lock lapses without a release', async () => {
     const [principal, admin] = await signInAll(server.url, [PRINCIPAL_HARBOR, SUPERADMIN]);
     const principalUser = await whoAmI(principal);
-    const formId = await planIdOf(principal, HARBOR);
+    const formId = await formIdOf(principal, HARBOR);
     const observer = await socketOf(server, admin, 'admin');
     expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
 

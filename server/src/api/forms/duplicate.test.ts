@@ -162,7 +162,7 @@ async function stepsOf(id: string) {
   return new Map(rows.map((row) => [row.stepKey, row]));
 }
 
-async function planIdOf(schoolName: string, schoolYear: string): Promise<string | undefined> {
+async function formIdOf(schoolName: string, schoolYear: string): Promise<string | undefined> {
   const [row] = await db()
     .select({ id: plans.id })
     .from(plans)
@@ -293,8 +293,8 @@ describe('POST /api/forms/:id/duplicate', () => {
     ).toHaveLength(1);
 
     // The demo district: last year's Harbor plan into this year, where Harbor has its draft.
-    const demoPrevious = (await planIdOf(HARBOR, PREVIOUS))!;
-    const demoCurrent = (await planIdOf(HARBOR, CURRENT))!;
+    const demoPrevious = (await formIdOf(HARBOR, PREVIOUS))!;
+    const demoCurrent = (await formIdOf(HARBOR, CURRENT))!;
     const demo = await duplicate(principal, demoPrevious, { schoolYear: CURRENT });
     expect(demo.status).toBe(409);
     expect(demo.body.existingFormId).toBe(demoCurrent);
@@ -430,7 +430,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     const target = freshYear();
     const { status, body } = await duplicate(principal, source.id, { schoolYear: target, force: true });
     expect(status).toBe(200);
-    expect(body.formId).toBe(await planIdOf(HARBOR, target));
+    expect(body.formId).toBe(await formIdOf(HARBOR, target));
     expect((await planRow(body.formId))!.copiedFromId).toBe(source.id);
   });
 
@@ -460,7 +460,7 @@ describe('POST /api/forms/:id/duplicate', () => {
       expect(status).toBe(400);
       expect(body.error).toMatch(/archived/);
     }
-    expect(await planIdOf(HARBOR, target)).toBeUndefined();
+    expect(await formIdOf(HARBOR, target)).toBeUndefined();
   });
 
   it('lets the school’s principal and a Super Admin duplicate, and nobody else', async () => {
@@ -476,7 +476,7 @@ describe('POST /api/forms/:id/duplicate', () => {
       const target = freshYear();
       const { status } = await duplicate(client, source.id, { schoolYear: target });
       expect(status, who).toBe(403);
-      expect(await planIdOf(HARBOR, target), who).toBeUndefined();
+      expect(await formIdOf(HARBOR, target), who).toBeUndefined();
     }
     const byPrincipal = await duplicate(principal, source.id, { schoolYear: freshYear() });
     expect(byPrincipal.status).toBe(200);
@@ -502,7 +502,7 @@ describe('POST /api/forms/:id/duplicate', () => {
       expect(response.status, JSON.stringify(body)).toBe(400);
       expect(typeof response.body.error).toBe('string');
     }
-    expect(await planIdOf(HARBOR, target)).toBeUndefined();
+    expect(await formIdOf(HARBOR, target)).toBeUndefined();
     expect((await duplicate(principal, newId(), { schoolYear: target })).status).toBe(404);
     expect((await duplicate(principal, 'not-an-id', { schoolYear: target })).status).toBe(404);
   });

@@ -13,7 +13,7 @@ import { HttpClient } from '../../testing/httpClient.ts';
 import { SESSION_COOKIE } from '../../auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../../../../tests/support/realtime.ts';
 import { openLiveClient, sessionToken, type LiveClient } from '../../../../tests/support/collab.ts';
-import { HARBOR, planIdOf } from '../../../../tests/support/plans.ts';
+import { HARBOR, formIdOf } from '../../../../tests/support/plans.ts';
 import { waitFor } from '../../../../tests/support/wait.ts';
 
 let server: TestServer;
@@ -67,7 +67,7 @@ describe('GET /api/admin/health for the System page', () => {
   it('reports the collaboration server: documents loaded and connections open on this process', async () => {
     const before = (await adminHealth()).collaboration!;
     expect(before).toMatchObject({ status: 'ok', documents: 0, connections: 0, sharing: process.env.REDIS_URL ? 'redis' : 'in-process' });
-    const formId = await planIdOf(principal, HARBOR);
+    const formId = await formIdOf(principal, HARBOR);
     live.push(await openLiveClient(server.url, sessionToken(principal), formId, 'attendancePlan', { label: 'principal' }));
     live.push(await openLiveClient(server.url, sessionToken(admin), formId, 'attendancePlan', { label: 'admin' }));
     live.push(await openLiveClient(server.url, sessionToken(principal), formId, 'temporaryHousing', { label: 'principal, other step' }));

@@ -438,11 +438,11 @@ describe('publishing and serving versions', () => {
     // program table no longer counts.
     const created = await principal.post('/api/forms', { schoolName: 'Harbor View Academy', schoolYear: PINNED_YEAR });
     expect(created.status).toBe(200);
-    const planId: string = created.body.formId;
-    const [planRow] = await db().select().from(plans).where(eq(plans.id, planId));
+    const formId: string = created.body.formId;
+    const [planRow] = await db().select().from(plans).where(eq(plans.id, formId));
     expect(planRow!.questionBankVersion).toBe(published);
     const save = { stepData: { data: { asp_offersPrograms: true } }, lastUpdated: null, mergeStrategy: 'last-write-wins' };
-    const saved = await principal.put(`/api/forms/${planId}/step/${stepNumber}`, save);
+    const saved = await principal.put(`/api/forms/${formId}/step/${stepNumber}`, save);
     expect(saved.status).toBe(200);
     expect(saved.body.stepData.completed).toBe(true);
 
@@ -457,7 +457,7 @@ describe('publishing and serving versions', () => {
     expect(oldSave.body.stepData.completed).toBe(false);
 
     // Compare leaves it out.
-    const compare = await principal.get(`/api/forms/${planId}/compare?steps=all`);
+    const compare = await principal.get(`/api/forms/${formId}/compare?steps=all`);
     expect(compare.status).toBe(200);
     expect(compare.body.rows.some((row: { questionId: string }) => row.questionId === 'asp_programs')).toBe(false);
     expect(compare.body.rows.some((row: { questionId: string }) => row.questionId === 'asp_offersPrograms')).toBe(true);
@@ -514,23 +514,23 @@ describe('publishing and serving versions', () => {
 
     const created = await principal.post('/api/forms', { schoolName: 'Harbor View Academy', schoolYear: YEAR });
     expect(created.status).toBe(200);
-    const planId: string = created.body.formId;
+    const formId: string = created.body.formId;
     // An answer stored before this server reads the plan (as a copy or another process would).
     await db()
       .update(planSteps)
       .set({ data: { [leadId]: 'Ms. Okafor' } })
-      .where(and(eq(planSteps.formId, planId), eq(planSteps.stepKey, 'wellnessPlan')));
-    const read = await principal.get(`/api/forms/${planId}/step/${stepNumber}`);
+      .where(and(eq(planSteps.formId, formId), eq(planSteps.stepKey, 'wellnessPlan')));
+    const read = await principal.get(`/api/forms/${formId}/step/${stepNumber}`);
     expect(read.status).toBe(200);
     expect(read.body).toMatchObject({ stepKey: 'wellnessPlan', stepNumber, stepData: { data: { [leadId]: 'Ms. Okafor' } } });
-    const saved = await principal.put(`/api/forms/${planId}/step/${stepNumber}`, {
+    const saved = await principal.put(`/api/forms/${formId}/step/${stepNumber}`, {
       stepData: { data: { [leadId]: 'Mr. Tan' } },
       lastUpdated: null,
       mergeStrategy: 'last-write-wins',
     });
     expect(saved.status).toBe(200);
     expect(saved.body).toMatchObject({ stepKey: 'wellnessPlan', stepNumber, stepData: { data: { [leadId]: 'Mr. Tan' } }, revisionCount: 1 });
-    const first = await principal.get(`/api/forms/${planId}/step/1`);
+    const first = await principal.get(`/api/forms/${formId}/step/1`);
     expect(first.body.stepKey).toBe(BUNDLED_BANK.steps[0]!.key);
 
     const [currentPlan] = await db()

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, readStep, saveBody, sleep, stepPath, stepRow, userIdOf, lockOf } from './steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, planPath, readStep, saveBody, sleep, stepPath, stepRow, userIdOf, lockOf } from './steps.testkit.ts';
 
 /** Polls (bounded) until the step's lock is gone; the TTL is the only thing that can free it here. */
 async function waitForLockGone(client: HttpClient, formId: string, stepNumber: number, limitMs = 15_000): Promise<void> {
@@ -29,7 +29,7 @@ describe('step lock expiry (STEP_LOCK_TTL_SECONDS=2)', () => {
     server = await startTestServer({ STEP_LOCK_TTL_SECONDS: '2' });
     [principal, admin] = await Promise.all([signIn(server.url, PRINCIPAL_HARBOR), signIn(server.url, SUPERADMIN)]);
     principalUser = await userIdOf(principal);
-    formId = await planIdOf(principal, HARBOR);
+    formId = await formIdOf(principal, HARBOR);
   });
   afterAll(() => server?.stop());
 

@@ -11,7 +11,7 @@ import {
   PRINCIPAL_HARBOR,
   RIVERSIDE,
   SUPERADMIN,
-  planIdOf,
+  formIdOf,
   planPath,
   readStep,
   saveBody,
@@ -40,7 +40,7 @@ describe('step locks (default 300 s TTL)', () => {
     [principal, principalTab2, admin, coordinator, teacher, otherPrincipal] = await signInAll(server.url, STEP_CAST);
     principalUser = await userIdOf(principal);
     adminUser = await userIdOf(admin);
-    formId = await planIdOf(principal, HARBOR);
+    formId = await formIdOf(principal, HARBOR);
   });
   afterAll(() => server?.stop());
 
@@ -120,7 +120,7 @@ describe('step locks (default 300 s TTL)', () => {
     expect(refused.body.lockedBy).toEqual({ userId: adminUser.id, name: adminUser.name, email: SUPERADMIN });
     expect((await readStep(admin, formId, 3)).stepData.data.sh_trainingDate).toBe('admin on step 3');
     // The Riverside plan's step 2 is a different lock.
-    const riverside = await planIdOf(admin, RIVERSIDE);
+    const riverside = await formIdOf(admin, RIVERSIDE);
     expect((await admin.put(stepPath(riverside, 2), saveBody({ cai_staffTrainingDate: 'riverside' }))).status).toBe(200);
     expect((await admin.post(stepPath(riverside, 2, '/unlock'))).body).toEqual({ success: true, released: true });
     expect((await admin.post(stepPath(formId, 3, '/unlock'))).status).toBe(200);

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import { HARBOR, PRINCIPAL_HARBOR, PRINCIPAL_RIVERSIDE, RIVERSIDE, STEP_CAST, SUPERADMIN, planIdOf, planPath, sleep, userIdOf } from './steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, PRINCIPAL_RIVERSIDE, RIVERSIDE, STEP_CAST, SUPERADMIN, formIdOf, planPath, sleep, userIdOf } from './steps.testkit.ts';
 
 interface EditorView {
   userId: string;
@@ -28,7 +28,7 @@ let formId: string;
 beforeAll(async () => {
   server = await startTestServer();
   [tab1, tab2, admin, coordinator, teacher, otherPrincipal] = await signInAll(server.url, STEP_CAST);
-  formId = await planIdOf(tab1, HARBOR);
+  formId = await formIdOf(tab1, HARBOR);
 });
 afterAll(() => server?.stop());
 
@@ -95,7 +95,7 @@ describe('presence', () => {
   });
 
   it('presence is per plan', async () => {
-    const riverside = await planIdOf(admin, RIVERSIDE);
+    const riverside = await formIdOf(admin, RIVERSIDE);
     expect(await editorsOf(admin, riverside)).toEqual([]);
     expect((await register(otherPrincipal, { stepKey: 'counselingPlan' }, riverside)).status).toBe(200);
     expect((await editorsOf(admin, riverside)).map((e) => e.email)).toEqual([PRINCIPAL_RIVERSIDE]);

@@ -16,7 +16,7 @@ import {
   SUPERADMIN,
   YEAR,
   createPlan,
-  planIdOf,
+  formIdOf,
   planPath,
   question,
   questionsOfType,
@@ -472,7 +472,7 @@ describe('completion', () => {
 
 describe('archived year', () => {
   it('refuses step saves to a plan of an archived year and writes nothing', async () => {
-    const formId = await planIdOf(admin, HARBOR, previousSchoolYear(YEAR));
+    const formId = await formIdOf(admin, HARBOR, previousSchoolYear(YEAR));
     const before = await readStep(tabs[0]!, formId, 2);
     const rowBefore = await stepRow(server, formId, before.stepKey);
     const response = await tabs[0]!.put(stepPath(formId, 2), saveBody({ cai_staffTrainingDate: 'changed in an archived year' }));
@@ -505,7 +505,7 @@ describe('save rate limit', () => {
     expect(await stepRow(server, formId, STEP_KEY)).toEqual(before);
     // Another tab of the same user shares the count; another plan does not.
     expect((await tabs[0]!.put(stepPath(formId, STEP), saveBody({ [X]: 'other tab' }))).status).toBe(429);
-    const otherPlan = await planIdOf(tab, HARBOR);
+    const otherPlan = await formIdOf(tab, HARBOR);
     expect((await tab.put(stepPath(otherPlan, STEP), saveBody({ [X]: 'fine' }))).status).toBe(200);
     // Reading is not limited.
     expect((await readStep(tab, formId, STEP)).stepData.data[X]).toBe('value 30');

@@ -84,7 +84,7 @@ export function stepPath(formId: string, stepNumber: number | string, suffix = '
 }
 
 /** The current-year plan of a school, as listed by GET /api/forms. */
-export async function planIdOf(client: HttpClient, schoolName: string, schoolYear = YEAR): Promise<string> {
+export async function formIdOf(client: HttpClient, schoolName: string, schoolYear = YEAR): Promise<string> {
   const { status, body } = await client.get(`/api/forms?schoolYear=${schoolYear}`);
   expect(status).toBe(200);
   const plan = (body.forms as { _id: string; schoolName: string }[]).find((form) => form.schoolName === schoolName);

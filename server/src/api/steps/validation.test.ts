@@ -17,7 +17,7 @@ import {
   SUPERADMIN,
   UNKNOWN_ID,
   YEAR,
-  planIdOf,
+  formIdOf,
   planPath,
   question,
   readStep,
@@ -37,7 +37,7 @@ const STEP_KEY = 'attendancePlan';
 beforeAll(async () => {
   server = await startTestServer();
   [principal, admin] = await Promise.all([signIn(server.url, PRINCIPAL_HARBOR), signIn(server.url, SUPERADMIN)]);
-  formId = await planIdOf(principal, HARBOR);
+  formId = await formIdOf(principal, HARBOR);
   // A baseline: one answered field, the principal holding the step lock, and a presence entry.
   const baseline = await principal.put(stepPath(formId, STEP), saveBody({ att_coordinatorName: 'baseline', att_hasCommittee: false }));
   expect(baseline.status).toBe(200);
