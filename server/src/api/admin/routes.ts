@@ -1,7 +1,6 @@
 import Router from '@koa/router';
 import type { Services } from '../../services.ts';
 import { authOf, superAdminOnly } from '../../auth/gate.ts';
-import { notFound } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
@@ -9,7 +8,7 @@ import { listPlanShares } from '../../domain/sharing/listPlanShares.ts';
 import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
 import { setLiveOverride } from '../../domain/sharing/setLiveOverride.ts';
 import { liveSchema, type LiveResponse, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from '@csp/shared/api/admin';
-import { rolloverDistrict, rolloverProgressKey, rolloverResultKey, type RolloverProgress } from '../../domain/plans/rolloverDistrict.ts';
+import { rolloverDistrict, rolloverStatus } from '../../domain/plans/rolloverDistrict.ts';
 import { authorize } from '../../policy/index.ts';
 
 export function adminRoutes(services: Services): Router {
@@ -55,14 +54,7 @@ export function adminRoutes(services: Services): Router {
   /** Progress of a running (or the last) rollover, for clients that poll instead of listening; a finished one adds its report. */
   router.get('/forms/rollover', superAdminOnly, async (ctx) => {
     const { sourceYear, targetYear } = parse(rolloverQuerySchema, ctx.query);
-    const [progress, result] = await Promise.all([
-      services.kv.get(rolloverProgressKey(sourceYear, targetYear)),
-      services.kv.get(rolloverResultKey(sourceYear, targetYear)),
-    ]);
-    if (!progress) throw notFound('No rollover for these years');
-    const parsed = JSON.parse(progress) as RolloverProgress;
-    // A finished run also gives its full report (schools created, skipped, filled, errors).
-    ctx.body = { progress: parsed, ...(parsed.state === 'done' && result ? { result: JSON.parse(result) } : {}) };
+    ctx.body = await rolloverStatus(services, sourceYear, targetYear);
   });
 
   return router;

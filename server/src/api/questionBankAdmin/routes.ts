@@ -1,16 +1,18 @@
 import Router from '@koa/router';
-import { eq } from 'drizzle-orm';
-import { randomBytes } from 'node:crypto';
-import type { Question } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { superAdminOnly, callerOf } from '../../auth/gate.ts';
-import { invalidInput, conflict } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
-import { questionBankVersions } from '../../storage/schema.ts';
-import { recordAudit } from '../../domain/audit/recordAudit.ts';
-import { editDraftBank, findQuestion, findStep } from '../../domain/questionBank/editDraftBank.ts';
+import {
+  addDraftQuestion,
+  addDraftStep,
+  bankVersionsOverview,
+  discardDraftBank,
+  reorderDraftStep,
+  setDraftQuestionActive,
+  updateDraftQuestion,
+  updateDraftStep,
+} from '../../domain/questionBank/editDraftBank.ts';
 import { publishDraftBank } from '../../domain/questionBank/publishDraftBank.ts';
-import { describeBankChanges } from '../../domain/questionBank/describeBankChanges.ts';
 import {
   activeSchema,
   addQuestionSchema,
@@ -26,115 +28,49 @@ import {
 /** Super Admin editing of the question bank: a draft is edited, then published as the next version. */
 export function questionBankAdminRoutes(services: Services): Router {
   const router = new Router({ prefix: '/admin/question-bank' });
-  const db = services.storage.db;
 
   router.get('/', superAdminOnly, async (ctx) => {
-    const rows = await db.select().from(questionBankVersions);
-    const published = rows.find((row) => row.status === 'published');
-    const draft = rows.find((row) => row.status === 'draft');
-    const asBank = (row: typeof published) => (row ? { version: row.version, steps: row.steps } : null);
-    ctx.body = {
-      published: asBank(published),
-      draft: asBank(draft),
-      differences: describeBankChanges(asBank(published), asBank(draft)),
-      versions: rows
-        .map((row) => ({ version: row.version, status: row.status, schoolYear: row.schoolYear, publishedAt: row.publishedAt?.toISOString() ?? null }))
-        .sort((a, b) => a.version - b.version),
-    };
+    ctx.body = await bankVersionsOverview(services);
   });
 
   router.put('/questions/:questionId', superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
     const questionId = parse(questionIdParam, ctx.params.questionId, 'Invalid question id');
-    const changes = parse(updateQuestionSchema, ctx.request.body);
-    ctx.body = await editDraftBank(services, caller, 'question.update', (steps) => {
-      const { question } = findQuestion(steps, questionId);
-      const before = { ...question };
-      for (const [key, value] of Object.entries(changes)) {
-        if (value === null) delete (question as Record<string, unknown>)[key];
-        else (question as Record<string, unknown>)[key] = value;
-      }
-      return { questionId, before, after: question };
-    });
+    ctx.body = await updateDraftQuestion(services, callerOf(ctx), questionId, parse(updateQuestionSchema, ctx.request.body));
   });
 
   router.post('/questions', superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
-    const { stepKey, position, question } = parse(addQuestionSchema, ctx.request.body);
-    // A new id, never reused: answers of removed questions keep theirs.
-    const id = `q_${randomBytes(6).toString('hex')}`;
-    ctx.body = await editDraftBank(services, caller, 'question.add', (steps) => {
-      const step = findStep(steps, stepKey);
-      step.questions.splice(position ?? step.questions.length, 0, { id, ...question } as Question);
-      return { stepKey, questionId: id };
-    });
+    ctx.body = await addDraftQuestion(services, callerOf(ctx), parse(addQuestionSchema, ctx.request.body));
   });
 
   router.post('/questions/:questionId/active', superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
     const questionId = parse(questionIdParam, ctx.params.questionId, 'Invalid question id');
     const { active } = parse(activeSchema, ctx.request.body);
-    ctx.body = await editDraftBank(services, caller, active ? 'question.activate' : 'question.deactivate', (steps) => {
-      const { question } = findQuestion(steps, questionId);
-      if (active) delete question.active;
-      else question.active = false;
-      return { questionId, active };
-    });
+    ctx.body = await setDraftQuestionActive(services, callerOf(ctx), questionId, active);
   });
 
   router.post('/steps', superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
-    const { key, title, intro, position } = parse(addStepSchema, ctx.request.body);
-    ctx.body = await editDraftBank(services, caller, 'step.add', (steps) => {
-      if (steps.some((step) => step.key === key)) throw conflict(`Step ${key} already exists`);
-      steps.splice(position ?? steps.length, 0, { key, title, intro, questions: [] });
-      return { stepKey: key };
-    });
+    ctx.body = await addDraftStep(services, callerOf(ctx), parse(addStepSchema, ctx.request.body));
   });
 
   router.put('/steps/:stepKey', superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
     const stepKey = parse(stepKeyParam, ctx.params.stepKey, 'Invalid step key');
-    const changes = parse(updateStepSchema, ctx.request.body);
-    ctx.body = await editDraftBank(services, caller, 'step.update', (steps) => {
-      const step = findStep(steps, stepKey);
-      const before = { title: step.title, intro: step.intro };
-      Object.assign(step, changes);
-      return { stepKey, before, after: changes };
-    });
+    ctx.body = await updateDraftStep(services, callerOf(ctx), stepKey, parse(updateStepSchema, ctx.request.body));
   });
 
   router.put('/steps/:stepKey/order', superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
     const stepKey = parse(stepKeyParam, ctx.params.stepKey, 'Invalid step key');
     const { questionIds } = parse(reorderSchema, ctx.request.body);
-    ctx.body = await editDraftBank(services, caller, 'step.reorder', (steps) => {
-      const step = findStep(steps, stepKey);
-      const current = step.questions.map((q) => q.id);
-      if (questionIds.length !== current.length || [...questionIds].sort().join() !== [...current].sort().join()) {
-        throw invalidInput('questionIds must list every question of the step exactly once');
-      }
-      step.questions = questionIds.map((id) => step.questions.find((q) => q.id === id)!);
-      return { stepKey, before: current, after: questionIds };
-    });
+    ctx.body = await reorderDraftStep(services, callerOf(ctx), stepKey, questionIds);
   });
 
   router.delete('/draft', superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
-    await db.transaction(async (tx) => {
-      const removed = await tx
-        .delete(questionBankVersions)
-        .where(eq(questionBankVersions.status, 'draft'))
-        .returning({ version: questionBankVersions.version });
-      await recordAudit(tx, caller, { action: 'questionBank.discard', targetType: 'questionBank', targetId: removed[0] ? String(removed[0].version) : null });
-    });
+    await discardDraftBank(services, callerOf(ctx));
     ctx.body = { success: true };
   });
 
   router.post('/publish', superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
     const { schoolYear } = parse(publishSchema, ctx.request.body);
-    ctx.body = { success: true, ...(await publishDraftBank(services, caller, schoolYear)) };
+    ctx.body = { success: true, ...(await publishDraftBank(services, callerOf(ctx), schoolYear)) };
   });
 
   return router;

@@ -2,7 +2,7 @@ import { asc, eq, inArray } from 'drizzle-orm';
 import type { QuestionBank } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
-import { invalidInput, conflict } from '../../errors.ts';
+import { invalidInput, conflict, notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
@@ -11,9 +11,9 @@ import type { PlanRow, StepRow } from '../../storage/rows.ts';
 const BATCH_SIZE = 200;
 const LOCK_KEY = 'rollover:lock';
 const LOCK_TTL_MS = 15 * 60_000;
-export const rolloverProgressKey = (sourceYear: string, targetYear: string) => `rollover:progress:${sourceYear}:${targetYear}`;
+const rolloverProgressKey = (sourceYear: string, targetYear: string) => `rollover:progress:${sourceYear}:${targetYear}`;
 /** The finished run's full report, kept as long as its progress (read back with a `done` progress only). */
-export const rolloverResultKey = (sourceYear: string, targetYear: string) => `rollover:result:${sourceYear}:${targetYear}`;
+const rolloverResultKey = (sourceYear: string, targetYear: string) => `rollover:result:${sourceYear}:${targetYear}`;
 const KEEP_MS = 24 * 3600_000;
 
 export interface RolloverResult {
@@ -208,4 +208,12 @@ async function insertCopies(services: Services, copies: { school: string; copy: 
       }
     }
   }
+}
+
+/** The progress of a running (or the last) rollover of these years; a finished one adds its report. */
+export async function rolloverStatus({ kv }: Services, sourceYear: string, targetYear: string) {
+  const [progress, result] = await Promise.all([kv.get(rolloverProgressKey(sourceYear, targetYear)), kv.get(rolloverResultKey(sourceYear, targetYear))]);
+  if (!progress) throw notFound('No rollover for these years');
+  const parsed = JSON.parse(progress) as RolloverProgress;
+  return { progress: parsed, ...(parsed.state === 'done' && result ? { result: JSON.parse(result) as unknown } : {}) };
 }
