@@ -1,6 +1,7 @@
-import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
 import type { Database } from '../../storage/database.ts';
 import { auditLogs } from '../../storage/schema.ts';
+import { countRows, offsetOf, type Paging } from '../../storage/paging.ts';
 
 export interface AuditQuery {
   actorId?: string | undefined;
@@ -27,20 +28,15 @@ export function auditFilters(query: Omit<AuditQuery, 'page' | 'limit'>): SQL | u
 }
 
 /** Audit records matching every given filter, newest first. */
-export async function queryAuditLog(db: Database, query: AuditQuery) {
-  const where = auditFilters(query);
-  const [rows, [count]] = await Promise.all([
-    db
-      .select()
-      .from(auditLogs)
-      .where(where)
-      .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id))
-      .limit(query.limit)
-      .offset((query.page - 1) * query.limit),
-    db
-      .select({ total: sql<number>`count(*)::int` })
-      .from(auditLogs)
-      .where(where),
+export function queryAuditLog(db: Database, query: AuditQuery) {
+  return auditLogPage(db, auditFilters(query), query);
+}
+
+/** One page of the audit records `where` selects, newest first, with their total. */
+export async function auditLogPage(db: Database, where: SQL | undefined, paging: Paging) {
+  const [rows, total] = await Promise.all([
+    db.select().from(auditLogs).where(where).orderBy(desc(auditLogs.createdAt), desc(auditLogs.id)).limit(paging.limit).offset(offsetOf(paging)),
+    countRows(db, auditLogs, where),
   ]);
-  return { rows, total: count?.total ?? 0 };
+  return { rows, total };
 }

@@ -5,6 +5,7 @@ import type { Services } from '../../services.ts';
 
 import { planShares, planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { containsPattern } from '../../storage/likePattern.ts';
+import { countRows, offsetOf } from '../../storage/paging.ts';
 import type { PlanRow, UserRow } from '../../storage/rows.ts';
 import type { Database } from '../../storage/database.ts';
 import { visiblePlansOf } from '../../policy/index.ts';
@@ -75,7 +76,7 @@ export async function listPlans(
   const order = query.sort
     ? [direction(sortColumns[query.sort]), asc(plans.schoolName), asc(plans.id)]
     : [desc(plans.schoolYear), asc(plans.schoolName), asc(plans.id)];
-  const [rows, [count]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     storage.db
       .select({ plan: plans, completedStepKeys: completed, archived: schoolYearSettings.archived })
       .from(plans)
@@ -83,14 +84,11 @@ export async function listPlans(
       .where(where)
       .orderBy(...order)
       .limit(query.limit)
-      .offset((query.page - 1) * query.limit),
-    storage.db
-      .select({ total: sql<number>`count(*)::int` })
-      .from(plans)
-      .where(where),
+      .offset(offsetOf(query)),
+    countRows(storage.db, plans, where),
   ]);
   return {
-    total: count?.total ?? 0,
+    total,
     rows: rows.map((row) => ({ plan: row.plan, completedStepKeys: row.completedStepKeys, yearArchived: row.archived ?? false })),
   };
 }

@@ -7,15 +7,14 @@ import type { UserSort } from '@csp/shared/api/users';
 import { containsPattern } from '../../storage/likePattern.ts';
 import type { UserRow } from '../../storage/rows.ts';
 import { visibleUsersOf } from '../../policy/index.ts';
+import { countRows, offsetOf, type Paging } from '../../storage/paging.ts';
 
 export interface UserListing {
   users: { user: UserRow; assignedForms: AssignedForm[] }[];
   total: number;
 }
 
-export interface UserListQuery {
-  page: number;
-  limit: number;
+export interface UserListQuery extends Paging {
   schoolName?: string | undefined;
   q?: string | undefined;
   level?: number | undefined;
@@ -63,18 +62,15 @@ export async function listUsers({ storage }: Services, actor: UserRow, query: Us
         asc(users.email),
       ]
     : [asc(users.schoolName), asc(users.email)];
-  const [rows, [count]] = await Promise.all([
+  const [rows, total] = await Promise.all([
     storage.db
       .select()
       .from(users)
       .where(where)
       .orderBy(...order)
       .limit(query.limit)
-      .offset((query.page - 1) * query.limit),
-    storage.db
-      .select({ total: sql<number>`count(*)::int` })
-      .from(users)
-      .where(where),
+      .offset(offsetOf(query)),
+    countRows(storage.db, users, where),
   ]);
   const shares = rows.length
     ? await storage.db
@@ -88,7 +84,7 @@ export async function listUsers({ storage }: Services, actor: UserRow, query: Us
         )
     : [];
   return {
-    total: count?.total ?? 0,
+    total,
     users: rows.map((user) => ({
       user,
       assignedForms: shares
