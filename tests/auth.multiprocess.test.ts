@@ -88,4 +88,39 @@ describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes
     expect((await teacherOnA.get('/api/auth/session')).status).toBe(401);
     expect((await teacherOnA.get('/api/question-bank')).status).toBe(401);
   });
+
+  /** Repeats `request` until it answers `status`, for at most a second. */
+  async function statusWithinASecond(request: () => Promise<{ status: number }>, status: number): Promise<number> {
+    const deadline = Date.now() + 1_000;
+    let last = (await request()).status;
+    while (last !== status && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      last = (await request()).status;
+    }
+    return last;
+  }
+
+  // B's reads use its cache of recently validated sessions; these prove the cache hears of changes made on A.
+  it('a session B has cached is refused on B within a second of signing out on A', async () => {
+    const onA = await signIn(a!.url, 'coordinator.harbor@example.org');
+    const onB = withToken(b!, onA.cookies.get(SESSION_COOKIE)!);
+    expect((await onB.get('/api/question-bank')).status).toBe(200);
+    expect((await onB.get('/api/question-bank')).status).toBe(200);
+
+    expect((await onA.post('/api/auth/signout', {})).status).toBe(200);
+    expect(await statusWithinASecond(() => onB.get('/api/question-bank'), 401)).toBe(401);
+  });
+
+  it('a level lowered on A holds on B within a second, although B had the session cached', async () => {
+    const principalOnA = await signIn(a!.url, 'principal.riverside@example.org');
+    const principalOnB = withToken(b!, principalOnA.cookies.get(SESSION_COOKIE)!);
+    expect((await principalOnB.get('/api/users')).status).toBe(200);
+
+    const adminOnA = await signIn(a!.url, 'superadmin@example.org');
+    const listing = await adminOnA.get('/api/users?limit=200');
+    const principal = listing.body.users.find((user: { email: string }) => user.email === 'principal.riverside@example.org');
+    expect((await adminOnA.put('/api/users', { userId: principal._id, level: 3 })).status).toBe(200);
+
+    expect(await statusWithinASecond(() => principalOnB.get('/api/users'), 403)).toBe(403);
+  });
 });

@@ -10,6 +10,7 @@ import { RateLimits } from './http/rateLimits.ts';
 import { OidcClient } from './auth/oidcClient.ts';
 import { devIdentityProvider } from './auth/devIdentityProvider.ts';
 import { deleteExpiredSessions } from './auth/sessions.ts';
+import { SessionCache } from './auth/sessionCache.ts';
 import { ensureBundledBank } from './domain/questionBank/ensureBundledBank.ts';
 import { BankCatalog } from './domain/questionBank/bankCatalog.ts';
 import { seedDemoDistrict, isDatabaseEmpty } from './seed/demoDistrict.ts';
@@ -78,6 +79,8 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     kv,
     rateLimits: new RateLimits(kv, { isProduction: config.isProduction, logger }),
     banks: new BankCatalog(storage.db, kv),
+    // Only where every process hears of revoked sessions: through Redis, or alone on its embedded database.
+    sessionCache: new SessionCache(kv.kind === 'redis' || storage.kind === 'pglite'),
   };
 
   await ensureBundledBank(storage.db);

@@ -4,6 +4,7 @@ import type { Storage } from './storage/database.ts';
 import type { KeyValueStore } from './kv/index.ts';
 import type { RateLimits } from './http/rateLimits.ts';
 import type { BankCatalog } from './domain/questionBank/bankCatalog.ts';
+import type { SessionCache } from './auth/sessionCache.ts';
 import type { LiveDocuments, RealtimeEvents } from './realtime/events.ts';
 import type { CollaborationHealth, RealtimeHealth } from '@csp/shared/api/health';
 
@@ -15,6 +16,7 @@ export interface BaseServices {
   kv: KeyValueStore;
   rateLimits: RateLimits;
   banks: BankCatalog;
+  sessionCache: SessionCache;
 }
 
 /** With the live parts: events to connected clients, and the collaborative documents. */

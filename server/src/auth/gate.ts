@@ -40,12 +40,23 @@ export function sameOriginGuard(appUrl: string): Middleware {
   };
 }
 
+/** An open editor's own traffic: its autosaves and presence heartbeats, besides every read. */
+const EDITOR_WRITE = /^\/api\/forms\/[^/]+\/(step\/[^/]+|editors\/register)$/;
+
+/**
+ * Whether a request may use a session validated seconds ago. Other writes read it fresh (the
+ * administration of users, plans and the district acts on the caller's level as it is now), and so
+ * does asking who is signed in.
+ */
+const mayUseCachedSession = (method: string, path: string) =>
+  path !== '/api/auth/session' && (SAFE_METHODS.has(method) || ((method === 'PUT' || method === 'POST') && EDITOR_WRITE.test(path)));
+
 /** The access gate: resolves the session cookie, and answers 401 before any private handler runs. */
 export function accessGate(services: Services): Middleware {
   return async (ctx, next) => {
     const token = ctx.cookies.get(SESSION_COOKIE);
     if (token) {
-      const auth = await validateSessionToken(services, token);
+      const auth = await validateSessionToken(services, token, { fresh: !mayUseCachedSession(ctx.method, ctx.path) });
       if (auth) ctx.state.auth = auth;
     }
     if (!ctx.state.auth && !isPublic(ctx.method, ctx.path)) throw unauthenticated();

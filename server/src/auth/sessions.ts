@@ -44,13 +44,24 @@ const isSessionToken = (token: string) => /^[a-z2-7]{32}$/.test(token);
 
 type SessionRow = { session: typeof sessions.$inferSelect; user: UserRow; preview: UserRow | null };
 
-/** The session behind a cookie token, or null when it is unknown, expired, denied or its user inactive. */
-export async function validateSessionToken(services: BaseServices, token: string): Promise<Auth | null> {
+/**
+ * The session behind a cookie token, or null when it is unknown, expired, denied or its user
+ * inactive. A session validated in the last seconds comes from this process's cache unless `fresh`
+ * asks for the database (mutations that administer users).
+ */
+export async function validateSessionToken(services: BaseServices, token: string, { fresh = false } = {}): Promise<Auth | null> {
   if (!isSessionToken(token)) return null;
   const sessionId = sessionIdOf(token);
+  const cached = fresh ? undefined : services.sessionCache.get(sessionId);
+  if (cached) return cached;
+  const readStarted = services.sessionCache.readStarted();
   // Both look-ups at once: one round trip of waiting on every request instead of two.
   const [denied, [row]] = await Promise.all([deniedAmong(services, [sessionId]), preparedQueries(services.storage.db).sessionById.execute({ id: sessionId })]);
-  return row && denied.size === 0 ? authOfRow(services, row) : null;
+  const auth = row && denied.size === 0 ? await authOfRow(services, row) : null;
+  if (auth) services.sessionCache.set(auth, readStarted);
+  // A fresh read is the truth, also for the cached copy (a change made outside this server).
+  else if (fresh) services.sessionCache.forget({ sessionIds: [sessionId] });
+  return auth;
 }
 
 /** Many tokens at once (the periodic check of every open connection): one deny look-up, one query. */

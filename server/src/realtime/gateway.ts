@@ -68,6 +68,8 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
 
   const accessListeners: ((scope: AccessScope) => Promise<void>)[] = [];
   const runAccessListeners = (scope: AccessScope) => {
+    // Before anything re-checks a session, this process forgets the concerned cached ones.
+    services.sessionCache.forget(scope);
     for (const listener of accessListeners) listener(scope).catch((error: unknown) => logger.error({ err: error }, 'access re-check failed'));
   };
   io.on('revalidate', runAccessListeners);

@@ -17,7 +17,8 @@ export interface ImportResult {
  * Creates or updates users row by row (Super Admin). Every row is validated; an invalid row
  * writes nothing and is reported, the valid ones are applied.
  */
-export async function importUsers({ storage }: Services, caller: Caller, rows: unknown[]): Promise<ImportResult[]> {
+export async function importUsers(services: Services, caller: Caller, rows: unknown[]): Promise<ImportResult[]> {
+  const { storage } = services;
   const results: ImportResult[] = [];
   const valid: { row: number; data: ImportRow }[] = [];
   const seen = new Set<string>();
@@ -41,6 +42,7 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
   });
 
   const changes: { email: string; before: Record<string, unknown> | null; after: Record<string, unknown> }[] = [];
+  const updatedIds: string[] = [];
   await storage.db.transaction(async (tx) => {
     const emails = valid.map((v) => v.data.email);
     const existing = new Map(emails.length ? (await tx.select().from(users).where(inArray(users.email, emails)).for('update')).map((u) => [u.email, u]) : []);
@@ -64,6 +66,7 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
           })
           .where(inArray(users.id, [current.id]));
         results.push({ row, email: data.email, status: 'updated' });
+        updatedIds.push(current.id);
         changes.push({
           email: data.email,
           before: { name: current.name, level: current.level, schoolName: current.schoolName },
@@ -78,5 +81,7 @@ export async function importUsers({ storage }: Services, caller: Caller, rows: u
       summary: { rows: rows.length, created: count('created'), updated: count('updated'), errors: count('error'), changes },
     });
   });
+  // An updated level or school changes what the user may do now, also in open sessions and editors.
+  if (updatedIds.length) services.events.accessChanged({ userIds: updatedIds });
   return results.sort((a, b) => a.row - b.row);
 }

@@ -7,8 +7,8 @@ import type { UserRow } from '../../storage/rows.ts';
 import { authorize } from '../../policy/index.ts';
 
 /** Sets known collaboration flags on a user (only those flags: never other fields of the record). */
-export async function setUserPermissions({ storage }: Services, caller: Caller, userId: string, flags: Record<string, boolean | undefined>): Promise<UserRow> {
-  return storage.db.transaction(async (tx) => {
+export async function setUserPermissions(services: Services, caller: Caller, userId: string, flags: Record<string, boolean | undefined>): Promise<UserRow> {
+  const updated = await services.storage.db.transaction(async (tx) => {
     const [target] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
     if (!target) throw notFound('User not found');
     authorize(caller.auth.actor, 'manageUser', target);
@@ -23,4 +23,6 @@ export async function setUserPermissions({ storage }: Services, caller: Caller, 
     });
     return row!;
   });
+  services.events.accessChanged({ userIds: [userId] });
+  return updated;
 }
