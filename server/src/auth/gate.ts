@@ -1,7 +1,8 @@
 import type { Context, Middleware } from 'koa';
 import type { Services } from '../services.ts';
 import { forbidden, unauthenticated } from '../errors.ts';
-import { SESSION_COOKIE, validateSessionToken, type Auth } from './sessions.ts';
+import { SESSION_COOKIE, validateSessionToken } from './sessions.ts';
+import type { Auth } from './auth.ts';
 import type { Caller } from '../domain/audit/recordAudit.ts';
 import { authorize } from '../policy/index.ts';
 

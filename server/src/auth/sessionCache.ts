@@ -1,4 +1,4 @@
-import type { Auth } from './sessions.ts';
+import type { Auth } from './auth.ts';
 
 const TTL_MS = 5_000;
 const MAX_ENTRIES = 20_000;

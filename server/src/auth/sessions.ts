@@ -6,21 +6,11 @@ import { sessions } from '../storage/schema.ts';
 import { preparedQueries, sessionsWithUsers } from '../storage/preparedQueries.ts';
 import type { UserRow } from '../storage/rows.ts';
 import { can } from '../policy/index.ts';
+import type { Auth } from './auth.ts';
 
 export const SESSION_COOKIE = 'csp.session-token';
 export const SESSION_MAX_AGE_MS = 8 * 60 * 60 * 1000;
 const denyKey = (sessionId: string) => `sess:deny:${sessionId}`;
-
-export interface Auth {
-  /** The session id: SHA-256 of the cookie token; the specification's `jti`. */
-  sessionId: string;
-  expiresAt: Date;
-  /** Who signed in. */
-  user: UserRow;
-  /** Whom the session acts as: the previewed demo user while a Super Admin previews, else `user`. */
-  actor: UserRow;
-  previewing: boolean;
-}
 
 /** 160 random bits, base32: the cookie value. Only its hash is stored. */
 export function generateSessionToken(): string {

@@ -1,5 +1,5 @@
 import type { Database } from '../../storage/database.ts';
-import type { Auth } from '../../auth/sessions.ts';
+import type { Auth } from '../../auth/auth.ts';
 import { auditLogs } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 
