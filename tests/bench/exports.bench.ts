@@ -26,7 +26,7 @@ import type { HttpClient } from '../../server/src/testing/httpClient.ts';
 import { loadPlanExport } from '../../server/src/export/planExport.ts';
 import { renderPlanPdf } from '../../server/src/export/pdf.ts';
 import { renderPlanDocx } from '../../server/src/export/docx.ts';
-import { fullPlan, planContextFor } from '../../server/src/export/fullPlan.testkit.ts';
+import { fullPlan, planContextFor } from '../../server/src/testing/fullPlan.ts';
 
 const EXPORT_RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 30);
 const WARMUP_RUNS = 3;
