@@ -24,10 +24,20 @@ import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { openStorage, type Storage } from '../server/src/storage/database.ts';
 import { collabDocuments, planSteps } from '../server/src/storage/schema.ts';
 import { createPubSubClient } from '../server/src/kv/redis.ts';
-import { answersOfState, openLiveClient, rowsOf, sessionToken, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from './support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from './support/plans.ts';
+import {
+  answersOfState,
+  openLiveClient,
+  rowsOf,
+  sessionToken,
+  sorted,
+  tableRow,
+  textOf,
+  waitForConvergence,
+  type LiveClient,
+} from '../server/src/testing/collab.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from '../server/src/testing/plans.ts';
 import { Random, seedFromEnv } from './support/random.ts';
-import { pause, waitFor } from './support/wait.ts';
+import { pause, waitFor } from '../server/src/testing/wait.ts';
 
 const STEP = 'attendancePlan';
 const { step } = stepOf(STEP);

@@ -10,10 +10,10 @@ import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
 import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
 import { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
-import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
-import { openLiveClient, sessionToken } from './support/collab.ts';
-import { waitFor } from './support/wait.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, stepPath, whoAmI, type UserRef } from './support/plans.ts';
+import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
+import { openLiveClient, sessionToken } from '../server/src/testing/collab.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, stepPath, whoAmI, type UserRef } from '../server/src/testing/plans.ts';
 import { signInAll } from '../server/src/testing/signIn.ts';
 
 const STEP = 'attendancePlan';

@@ -20,10 +20,10 @@ import { signIn } from '../server/src/testing/signIn.ts';
 import { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { createRedisClient } from '../server/src/kv/redis.ts';
-import { openLiveClient, sessionToken, sorted, textOf, waitForConvergence, type LiveClient } from './support/collab.ts';
-import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from './support/plans.ts';
-import { waitFor } from './support/wait.ts';
+import { openLiveClient, sessionToken, sorted, textOf, waitForConvergence, type LiveClient } from '../server/src/testing/collab.ts';
+import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from '../server/src/testing/plans.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
 
 const STEP = 'attendancePlan';
 const OTHER_STEP = 'counselingPlan';

@@ -8,12 +8,12 @@ import { signInAll } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
-import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
-import { openLiveClient, sessionToken, type LiveClient } from './support/collab.ts';
-import { HARBOR, planIdOf } from './support/plans.ts';
-import { waitFor } from './support/wait.ts';
+import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
+import { openLiveClient, sessionToken, type LiveClient } from '../server/src/testing/collab.ts';
+import { HARBOR, planIdOf } from '../server/src/testing/plans.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
 import { startOwnRedis, type OwnRedis } from '../server/src/testing/ownRedis.ts';
-import { parseCsv } from './support/csv.ts';
+import { parseCsv } from '../server/src/testing/csv.ts';
 
 /**
  * The Audit log and System admin pages in real Chromium: a Super Admin finds a question-bank

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../server/src/testing/testServ
 import { signIn } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
 
 /** /admin/users in real Chromium: import, a principal's own school, bulk outcomes, filters, accessibility. */
 const HARBOR = 'Harbor View Academy';

@@ -46,7 +46,7 @@ import { startTestServer, type TestServer } from '../testing/testServer.ts';
 import { signInAll } from '../testing/signIn.ts';
 import { HttpClient } from '../testing/httpClient.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
-import { connectRealtime, type RealtimeClient } from '../../../tests/support/realtime.ts';
+import { connectRealtime, type RealtimeClient } from '../testing/realtime.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, stepAt, stepPath } from './steps/steps.testkit.ts';
 
 const YEAR = currentSchoolYear();

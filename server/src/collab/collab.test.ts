@@ -17,7 +17,7 @@ import { signIn, signInAll } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { collabDocuments } from '../storage/schema.ts';
 import type { CollabServer } from './collabServer.ts';
-import { waitFor } from '../../../tests/support/wait.ts';
+import { waitFor } from '../testing/wait.ts';
 import {
   answersOfState,
   expectRefused,
@@ -29,7 +29,7 @@ import {
   textOf,
   waitForConvergence,
   type LiveClient,
-} from '../../../tests/support/collab.ts';
+} from '../testing/collab.ts';
 import {
   HARBOR,
   PRINCIPAL_HARBOR,
@@ -42,7 +42,7 @@ import {
   stepOf,
   stepPath,
   whoAmI,
-} from '../../../tests/support/plans.ts';
+} from '../testing/plans.ts';
 
 const STEP = 'attendancePlan';
 const { step } = stepOf(STEP);

@@ -12,10 +12,10 @@ import type { HttpClient } from '../testing/httpClient.ts';
 import { plans, sessions } from '../storage/schema.ts';
 import { SESSION_COOKIE, sessionIdOf } from '../auth/sessions.ts';
 import { stepLockKey } from '../domain/plans/stepLocks.ts';
-import { waitFor } from '../../../tests/support/wait.ts';
-import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../../../tests/support/realtime.ts';
-import { sessionToken } from '../../../tests/support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
+import { waitFor } from '../testing/wait.ts';
+import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../testing/realtime.ts';
+import { sessionToken } from '../testing/collab.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, planIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../testing/plans.ts';
 
 const STEP = 'attendancePlan';
 

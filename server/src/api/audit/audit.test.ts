@@ -14,7 +14,7 @@ import { HttpClient } from '../../testing/httpClient.ts';
 import { auditLogs } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { auditLogCsv, csvCell } from '../../domain/audit/auditLogCsv.ts';
-import { parseCsv } from '../../../../tests/support/csv.ts';
+import { parseCsv } from '../../testing/csv.ts';
 
 let server: TestServer;
 let admin: HttpClient;

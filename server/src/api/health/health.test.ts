@@ -11,10 +11,10 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import { SESSION_COOKIE } from '../../auth/sessions.ts';
-import { connectRealtime, type RealtimeClient } from '../../../../tests/support/realtime.ts';
-import { openLiveClient, sessionToken, type LiveClient } from '../../../../tests/support/collab.ts';
-import { HARBOR, planIdOf } from '../../../../tests/support/plans.ts';
-import { waitFor } from '../../../../tests/support/wait.ts';
+import { connectRealtime, type RealtimeClient } from '../../testing/realtime.ts';
+import { openLiveClient, sessionToken, type LiveClient } from '../../testing/collab.ts';
+import { HARBOR, planIdOf } from '../../testing/plans.ts';
+import { waitFor } from '../../testing/wait.ts';
 
 let server: TestServer;
 let admin: HttpClient;

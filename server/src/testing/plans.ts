@@ -2,7 +2,7 @@
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { currentSchoolYear, readAnswers, type Step, type StepAnswers } from '@csp/shared';
 import type * as Y from 'yjs';
-import type { HttpClient } from '../../server/src/testing/httpClient.ts';
+import type { HttpClient } from './httpClient.ts';
 
 export const SUPERADMIN = 'superadmin@example.org';
 export const PRINCIPAL_HARBOR = 'principal.harbor@example.org';

@@ -7,8 +7,8 @@
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import * as Y from 'yjs';
 import { ANSWERS_MAP, collabDocumentName, readAnswers, type StepAnswers } from '@csp/shared';
-import { SESSION_COOKIE } from '../../server/src/auth/sessions.ts';
-import type { HttpClient } from '../../server/src/testing/httpClient.ts';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
+import type { HttpClient } from './httpClient.ts';
 import { waitFor } from './wait.ts';
 
 /** Hocuspocus message types (the wire protocol of @hocuspocus/provider 4). */
