@@ -35,7 +35,9 @@ import {
   waitForConvergence,
   type LiveClient,
 } from '../server/src/testing/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from '../server/src/testing/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
+import { planIdOf, readStep, shareWith, stepPath, whoAmI } from '../server/src/testing/plans.ts';
+import { stepOf } from '../server/src/testing/bundledBank.ts';
 import { Random, seedFromEnv } from './support/random.ts';
 import { pause, waitFor } from '../server/src/testing/wait.ts';
 
@@ -188,7 +190,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
     expect(await autosave(editor, server)).toBe(200);
     expect(acknowledged.at(-1)!.conflicts).toEqual([]);
     const stored = await readStep(http(server, editor.token), formId, STEP);
-    expect(sorted(stored.data)).toEqual(sorted(converged));
+    expect(sorted(stored.stepData.data)).toEqual(sorted(converged));
   }
 
   // ---- random edits on a local document (as an editor's keystrokes and clicks) ----

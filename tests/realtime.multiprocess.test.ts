@@ -13,7 +13,8 @@ import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
 import { openLiveClient, sessionToken } from '../server/src/testing/collab.ts';
 import { waitFor } from '../server/src/testing/wait.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, stepPath, whoAmI, type UserRef } from '../server/src/testing/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
+import { planIdOf, stepPath, type UserRef, whoAmI } from '../server/src/testing/plans.ts';
 import { signInAll } from '../server/src/testing/signIn.ts';
 
 const STEP = 'attendancePlan';

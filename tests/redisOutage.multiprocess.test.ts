@@ -22,7 +22,9 @@ import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { createRedisClient } from '../server/src/kv/redis.ts';
 import { openLiveClient, sessionToken, sorted, textOf, waitForConvergence, type LiveClient } from '../server/src/testing/collab.ts';
 import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from '../server/src/testing/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
+import { planIdOf, readStep, shareWith, stepPath, whoAmI } from '../server/src/testing/plans.ts';
+import { stepOf } from '../server/src/testing/bundledBank.ts';
 import { waitFor } from '../server/src/testing/wait.ts';
 
 const STEP = 'attendancePlan';
@@ -208,8 +210,8 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('a Redis ou
     const final = await waitForConvergence([onA, onB], 30_000);
     expect((await autosave(onA, a!, principal)).status).toBe(200);
     const stored = await readStep(http(b!, ap), formId, STEP);
-    expect(sorted(stored.data)).toEqual(sorted(final));
-    for (const { marker, questionId } of acknowledged) expect(stored.data[questionId] as string, marker).toContain(marker);
+    expect(sorted(stored.stepData.data)).toEqual(sorted(final));
+    for (const { marker, questionId } of acknowledged) expect(stored.stepData.data[questionId] as string, marker).toContain(marker);
     expectAlive(a!, b!);
     console.log(`redisOutage.multiprocess: 0 process exits, ${acknowledged.length} acknowledged saves, 0 lost`);
   });

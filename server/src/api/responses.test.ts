@@ -47,7 +47,9 @@ import { signInAll } from '../testing/signIn.ts';
 import { HttpClient } from '../testing/httpClient.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../testing/realtime.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, planIdOf, planPath, stepAt, stepPath } from './steps/steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
+import { planIdOf, planPath, stepPath } from '../testing/plans.ts';
+import { stepAt } from '../testing/bundledBank.ts';
 
 const YEAR = currentSchoolYear();
 const PREVIOUS_YEAR = previousSchoolYear(YEAR);

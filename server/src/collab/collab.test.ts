@@ -30,19 +30,9 @@ import {
   waitForConvergence,
   type LiveClient,
 } from '../testing/collab.ts';
-import {
-  HARBOR,
-  PRINCIPAL_HARBOR,
-  SUPERADMIN,
-  autosave,
-  createPlan,
-  planIdOf,
-  readStep,
-  shareWith,
-  stepOf,
-  stepPath,
-  whoAmI,
-} from '../testing/plans.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
+import { autosave, createPlan, planIdOf, readStep, shareWith, stepPath, whoAmI } from '../testing/plans.ts';
+import { stepOf } from '../testing/bundledBank.ts';
 
 const STEP = 'attendancePlan';
 const { step } = stepOf(STEP);
@@ -147,7 +137,7 @@ describe('co-editing converges', () => {
     expect(saveB.status, JSON.stringify(saveB.body)).toBe(200);
     expect(saveB.body.conflicts).toBeUndefined();
     const stored = await readStep(admin, formId, STEP);
-    expect(stored.data).toEqual(converged);
+    expect(stored.stepData.data).toEqual(converged);
     expect(stored.revisionCount).toBeGreaterThan(revisionCount);
   });
 
@@ -200,7 +190,7 @@ describe('co-editing converges', () => {
     const { revisionCount } = await readStep(principal, formId, STEP);
     const save = await autosave(principal, formId, STEP, a.doc, revisionCount);
     expect(save.status, JSON.stringify(save.body)).toBe(200);
-    expect((await readStep(principal, formId, STEP)).data).toEqual(converged);
+    expect((await readStep(principal, formId, STEP)).stepData.data).toEqual(converged);
   });
 
   it("a REST save by a user who is not connected appears in connected clients' documents", async () => {
@@ -328,23 +318,23 @@ describe('access on connect', () => {
     viewer.destroy();
     const stored = await waitForUnloaded(harborPlanId, stepKey);
     expect(stored).toEqual({ cell_exceptions: 'Medical needs only.', cell_pouchProcess: 'Pouches at homeroom.' });
-    expect((await readStep(principal, harborPlanId, stepKey)).data).toEqual({});
+    expect((await readStep(principal, harborPlanId, stepKey)).stepData.data).toEqual({});
   });
 
   it('an archived-year plan connects read-only for its principal, seeded from its stored answers', async () => {
     const archivedPlanId = await planIdOf(principal, HARBOR, previousSchoolYear(currentSchoolYear()));
     const stored = await readStep(principal, archivedPlanId, STEP);
-    expect(Object.keys(stored.data).length).toBeGreaterThan(0);
+    expect(Object.keys(stored.stepData.data).length).toBeGreaterThan(0);
     const client = await live(principal, archivedPlanId, STEP, 'principal (archived)');
     expect(client.scope()).toBe('readonly');
-    expect(sorted(client.answers())).toEqual(sorted(stored.data));
+    expect(sorted(client.answers())).toEqual(sorted(stored.stepData.data));
 
     writeAnswers(client.doc, step, { att_barriers: 'ARCHIVED EDIT' });
     await waitFor('the server to refuse the update', () => client.syncAcks.includes(false));
-    expect(sorted(readAnswers(serverDocument(archivedPlanId, STEP)!))).toEqual(sorted(stored.data));
+    expect(sorted(readAnswers(serverDocument(archivedPlanId, STEP)!))).toEqual(sorted(stored.stepData.data));
     client.destroy();
     expect(JSON.stringify(await waitForUnloaded(archivedPlanId, STEP))).not.toContain('ARCHIVED EDIT');
-    expect((await readStep(principal, archivedPlanId, STEP)).data).toEqual(stored.data);
+    expect((await readStep(principal, archivedPlanId, STEP)).stepData.data).toEqual(stored.stepData.data);
   });
 });
 

@@ -1,21 +1,30 @@
-/** Plans, steps and users for the live-collaboration tests, through the real API. */
-import { BUNDLED_BANK } from '@csp/shared/bank';
-import { currentSchoolYear, readAnswers, type Step, type StepAnswers } from '@csp/shared';
+/**
+ * Plans and their steps through the real API (list, create, read, save, share, locks), and their
+ * stored rows read straight from the database. Steps are named by number or key (bundledBank.ts).
+ * Every helper throws when the server does not answer as expected.
+ */
+import { and, eq } from 'drizzle-orm';
+import { currentSchoolYear, readAnswers, type Answer } from '@csp/shared';
 import type * as Y from 'yjs';
 import type { HttpClient } from './httpClient.ts';
+import type { TestServer } from './testServer.ts';
+import { stepAt, stepNumberOf, type StepRef } from './bundledBank.ts';
+import { PRINCIPAL_HARBOR } from './demoNames.ts';
+import { planSteps, plans } from '../storage/schema.ts';
 
-export const SUPERADMIN = 'superadmin@example.org';
-export const PRINCIPAL_HARBOR = 'principal.harbor@example.org';
-export const HARBOR = 'Harbor View Academy';
+export const YEAR = currentSchoolYear();
 
-export function stepOf(stepKey: string): { step: Step; stepNumber: number } {
-  const index = BUNDLED_BANK.steps.findIndex((step) => step.key === stepKey);
-  if (index < 0) throw new Error(`no step ${stepKey} in the bundled bank`);
-  return { step: BUNDLED_BANK.steps[index]!, stepNumber: index + 1 };
+/** A well-formed id that names no record. */
+export const UNKNOWN_ID = 'a'.repeat(24);
+
+const failed = (what: string, response: { status: number; body: unknown }) => new Error(`${what} failed: ${response.status} ${JSON.stringify(response.body)}`);
+
+export function planPath(formId: string, suffix = ''): string {
+  return `/api/forms/${formId}${suffix}`;
 }
 
-export function stepPath(formId: string, stepKey: string, suffix = ''): string {
-  return `/api/forms/${formId}/step/${stepOf(stepKey).stepNumber}${suffix}`;
+export function stepPath(formId: string, step: StepRef, suffix = ''): string {
+  return planPath(formId, `/step/${stepNumberOf(step)}${suffix}`);
 }
 
 export interface UserRef {
@@ -24,50 +33,107 @@ export interface UserRef {
   email: string;
 }
 
+/** The signed-in user, from the session route. */
 export async function whoAmI(client: HttpClient): Promise<UserRef> {
-  const { status, body } = await client.get('/api/auth/session');
-  if (status !== 200) throw new Error(`session lookup failed: ${status} ${JSON.stringify(body)}`);
-  return { id: body.user._id, name: body.user.name, email: body.user.email };
+  const response = await client.get('/api/auth/session');
+  if (response.status !== 200) throw failed('session lookup', response);
+  const user = response.body.user as { _id?: string; id?: string; name: string; email: string };
+  return { id: (user._id ?? user.id)!, name: user.name, email: user.email };
 }
 
 /** The plan of a school for a year, as listed by GET /api/forms. */
-export async function planIdOf(client: HttpClient, schoolName: string, schoolYear = currentSchoolYear()): Promise<string> {
-  const { status, body } = await client.get(`/api/forms?schoolYear=${schoolYear}`);
-  if (status !== 200) throw new Error(`listing plans failed: ${status} ${JSON.stringify(body)}`);
-  const plan = (body.forms as { _id: string; schoolName: string }[]).find((form) => form.schoolName === schoolName);
+export async function planIdOf(client: HttpClient, schoolName: string, schoolYear = YEAR): Promise<string> {
+  const response = await client.get(`/api/forms?schoolYear=${schoolYear}`);
+  if (response.status !== 200) throw failed('listing plans', response);
+  const plan = (response.body.forms as { _id: string; schoolName: string }[]).find((form) => form.schoolName === schoolName);
   if (!plan) throw new Error(`no ${schoolYear} plan listed for ${schoolName}`);
   return plan._id;
 }
 
-let counter = 0;
+let schoolCounter = 0;
 
-/** A fresh current-year plan for a made-up school, created by a Super Admin, owned by `ownerEmail` (a principal). */
+/**
+ * A current-year plan for a made-up school (so every test has its own plan and rate-limit budget),
+ * created by a Super Admin and owned by `ownerEmail` (a principal).
+ */
 export async function createPlan(admin: HttpClient, label: string, ownerEmail = PRINCIPAL_HARBOR): Promise<string> {
-  const schoolName = `${label} ${process.pid}-${++counter}-${Math.random().toString(36).slice(2, 8)}`;
-  const { status, body } = await admin.post('/api/forms', { schoolName, schoolYear: currentSchoolYear(), initialOwnerEmail: ownerEmail });
-  if (status !== 200) throw new Error(`creating a plan failed: ${status} ${JSON.stringify(body)}`);
-  return body.formId as string;
+  const schoolName = `${label} School ${process.pid}-${++schoolCounter}-${Math.random().toString(36).slice(2, 8)}`;
+  const response = await admin.post('/api/forms', { schoolName, schoolYear: YEAR, initialOwnerEmail: ownerEmail });
+  if (response.status !== 200 || !/^[0-9a-f]{24}$/.test(String(response.body?.formId))) throw failed('creating a plan', response);
+  return response.body.formId as string;
 }
 
-export interface StoredStep {
-  data: StepAnswers;
-  completed: boolean;
-  revisionCount: number;
-  lastUpdated: string | null;
+export async function shareWith(admin: HttpClient, formId: string, userIds: string[], permissions: 'view' | 'edit', sections: string[] = []): Promise<void> {
+  const response = await admin.post('/api/admin/forms/share', { formId, userIds, permissions, sections });
+  if (response.status !== 200) throw failed('sharing', response);
 }
 
-export async function readStep(client: HttpClient, formId: string, stepKey: string): Promise<StoredStep> {
-  const { status, body } = await client.get(stepPath(formId, stepKey));
-  if (status !== 200) throw new Error(`GET step failed: ${status} ${JSON.stringify(body)}`);
-  return { data: body.stepData.data, completed: body.stepData.completed, revisionCount: body.revisionCount, lastUpdated: body.lastUpdated };
+export interface StepSaveBody {
+  stepData: { completed?: boolean; data: Record<string, unknown> };
+  lastUpdated?: string | null;
+  revisionCount?: number;
+  mergeStrategy?: string;
+}
+
+export function saveBody(data: Record<string, unknown>, options: Omit<StepSaveBody, 'stepData'> & { completed?: boolean } = {}): StepSaveBody {
+  const { completed, ...rest } = options;
+  return { stepData: { ...(completed === undefined ? {} : { completed }), data }, ...rest };
 }
 
 /** An autosave as the web client sends it: the live document's answers, its base revision, merge. */
-export function autosave(client: HttpClient, formId: string, stepKey: string, doc: Y.Doc, revisionCount: number) {
-  return client.put(stepPath(formId, stepKey), { stepData: { data: readAnswers(doc) }, revisionCount, mergeStrategy: 'merge' });
+export function autosave(client: HttpClient, formId: string, step: StepRef, doc: Y.Doc, revisionCount: number) {
+  return client.put(stepPath(formId, step), { stepData: { data: readAnswers(doc) }, revisionCount, mergeStrategy: 'merge' });
 }
 
-export async function shareWith(admin: HttpClient, formId: string, userIds: string[], permissions: 'view' | 'edit', sections: string[] = []) {
-  const { status, body } = await admin.post('/api/admin/forms/share', { formId, userIds, permissions, sections });
-  if (status !== 200) throw new Error(`sharing failed: ${status} ${JSON.stringify(body)}`);
+/** A step as GET /api/forms/:id/step/:n answers it. */
+export interface StepView {
+  success: boolean;
+  stepKey: string;
+  stepNumber: number;
+  stepData: { completed: boolean; data: Record<string, Answer> };
+  lastUpdated: string | null;
+  revisionCount: number;
+}
+
+export async function readStep(client: HttpClient, formId: string, step: StepRef): Promise<StepView> {
+  const response = await client.get(stepPath(formId, step));
+  if (response.status !== 200) throw failed(`reading step ${step}`, response);
+  return response.body as StepView;
+}
+
+export interface LockView {
+  stepKey: string;
+  lockedBy: { userId: string; name: string; email: string };
+  lockedAt: string;
+  expiresAt: string;
+  isCurrentUser: boolean;
+}
+
+/** The plan's held locks, as GET /locks shows them. */
+export async function locksOf(client: HttpClient, formId: string): Promise<LockView[]> {
+  const response = await client.get(planPath(formId, '/locks'));
+  if (response.status !== 200) throw failed('listing locks', response);
+  return response.body.locks as LockView[];
+}
+
+/** The lock held on one step, if any. */
+export async function lockOf(client: HttpClient, formId: string, step: StepRef): Promise<LockView | undefined> {
+  const stepKey = stepAt(stepNumberOf(step)).key;
+  return (await locksOf(client, formId)).find((lock) => lock.stepKey === stepKey);
+}
+
+/** The stored row of a plan, read with drizzle (not through the API). */
+export async function planRow(server: TestServer, id: string) {
+  const [row] = await server.services.storage.db.select().from(plans).where(eq(plans.id, id)).limit(1);
+  return row;
+}
+
+/** The stored row of one step, read with drizzle (not through the API). */
+export async function stepRow(server: TestServer, formId: string, stepKey: string) {
+  const [row] = await server.services.storage.db
+    .select()
+    .from(planSteps)
+    .where(and(eq(planSteps.formId, formId), eq(planSteps.stepKey, stepKey)))
+    .limit(1);
+  return row;
 }

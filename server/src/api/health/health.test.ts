@@ -13,7 +13,8 @@ import { HttpClient } from '../../testing/httpClient.ts';
 import { SESSION_COOKIE } from '../../auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../../testing/realtime.ts';
 import { openLiveClient, sessionToken, type LiveClient } from '../../testing/collab.ts';
-import { HARBOR, planIdOf } from '../../testing/plans.ts';
+import { HARBOR } from '../../testing/demoNames.ts';
+import { planIdOf } from '../../testing/plans.ts';
 import { waitFor } from '../../testing/wait.ts';
 
 let server: TestServer;
