@@ -1,6 +1,6 @@
 /**
- * Plans and their steps through the real API (list, create, read, save, share, locks), and their
- * stored rows read straight from the database. Steps are named by number or key (bundledBank.ts).
+ * Plans and their steps through the real API (list, create, read, save, share, locks), and a
+ * step's stored row read straight from the database. Steps are named by number or key (bundledBank.ts).
  * Every helper throws when the server does not answer as expected.
  */
 import { and, eq } from 'drizzle-orm';
@@ -10,7 +10,7 @@ import type { HttpClient } from './httpClient.ts';
 import type { TestServer } from './testServer.ts';
 import { stepAt, stepNumberOf, type StepRef } from './bundledBank.ts';
 import { PRINCIPAL_HARBOR } from './demoNames.ts';
-import { planSteps, plans } from '../storage/schema.ts';
+import { planSteps } from '../storage/schema.ts';
 
 export const YEAR = currentSchoolYear();
 
@@ -120,12 +120,6 @@ export async function locksOf(client: HttpClient, formId: string): Promise<LockV
 export async function lockOf(client: HttpClient, formId: string, step: StepRef): Promise<LockView | undefined> {
   const stepKey = stepAt(stepNumberOf(step)).key;
   return (await locksOf(client, formId)).find((lock) => lock.stepKey === stepKey);
-}
-
-/** The stored row of a plan, read with drizzle (not through the API). */
-export async function planRow(server: TestServer, id: string) {
-  const [row] = await server.services.storage.db.select().from(plans).where(eq(plans.id, id)).limit(1);
-  return row;
 }
 
 /** The stored row of one step, read with drizzle (not through the API). */
