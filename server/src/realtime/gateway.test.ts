@@ -7,14 +7,13 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
-import { signIn, signInAll } from '../testing/signIn.ts';
+import { signIn, signInAll, sessionToken } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { plans, sessions } from '../storage/schema.ts';
 import { SESSION_COOKIE, sessionIdOf } from '../auth/sessions.ts';
 import { stepLockKey } from '../domain/plans/stepLocks.ts';
 import { waitFor } from '../testing/wait.ts';
 import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../testing/realtime.ts';
-import { sessionToken } from '../testing/collab.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
 import { createPlan, planIdOf, shareWith, stepPath, type UserRef, whoAmI } from '../testing/plans.ts';
 

@@ -7,8 +7,6 @@
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import * as Y from 'yjs';
 import { ANSWERS_MAP, collabDocumentName, readAnswers, type StepAnswers } from '@csp/shared';
-import { SESSION_COOKIE } from '../auth/sessions.ts';
-import type { HttpClient } from './httpClient.ts';
 import { waitFor } from './wait.ts';
 
 /** Hocuspocus message types (the wire protocol of @hocuspocus/provider 4). */
@@ -38,12 +36,6 @@ export interface LiveClient {
   /** Resolves when the server has acknowledged every local update sent so far. */
   settled(): Promise<void>;
   destroy(): void;
-}
-
-export function sessionToken(client: HttpClient): string {
-  const token = client.cookies.get(SESSION_COOKIE);
-  if (!token) throw new Error('the client has no session cookie');
-  return token;
 }
 
 interface OpenOptions {

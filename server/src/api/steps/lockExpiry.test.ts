@@ -8,15 +8,11 @@ import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../../testing/demoNames.ts';
 import { lockOf, planIdOf, planPath, readStep, saveBody, stepPath, stepRow, whoAmI } from '../../testing/plans.ts';
-import { pause } from '../../testing/wait.ts';
+import { pause, waitFor } from '../../testing/wait.ts';
 
 /** Polls (bounded) until the step's lock is gone; the TTL is the only thing that can free it here. */
-async function waitForLockGone(client: HttpClient, formId: string, stepNumber: number, limitMs = 15_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (await lockOf(client, formId, stepNumber)) {
-    if (Date.now() > deadline) throw new Error(`lock on step ${stepNumber} still held after ${limitMs} ms`);
-    await pause(150);
-  }
+async function waitForLockGone(client: HttpClient, formId: string, stepNumber: number): Promise<void> {
+  await waitFor(`the lock on step ${stepNumber} to lapse`, async () => !(await lockOf(client, formId, stepNumber)), { intervalMs: 150 });
 }
 
 describe('step lock expiry (STEP_LOCK_TTL_SECONDS=2)', () => {
