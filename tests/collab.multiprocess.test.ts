@@ -22,7 +22,7 @@ import { signIn, sessionToken, clientWithToken } from '../server/src/testing/sig
 import { openStorage, type Storage } from '../server/src/storage/database.ts';
 import { collabDocuments, planSteps } from '../server/src/storage/schema.ts';
 import { createPubSubClient } from '../server/src/kv/redis.ts';
-import { answersOfState, type LiveClient, openLiveClient, rowsOf, sorted, tableRow, textOf, waitForConvergence } from '../server/src/testing/collab.ts';
+import { answersOfState, openLiveClient, rowsOf, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from '../server/src/testing/collab.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
 import { planIdOf, readStep, shareWith, stepPath, whoAmI } from '../server/src/testing/plans.ts';
 import { stepOf } from '../server/src/testing/bundledBank.ts';

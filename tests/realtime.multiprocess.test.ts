@@ -14,7 +14,7 @@ import { openLiveClient } from '../server/src/testing/collab.ts';
 import { sessionToken, signInAll, clientWithToken } from '../server/src/testing/signIn.ts';
 import { waitFor } from '../server/src/testing/wait.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
-import { planIdOf, stepPath, type UserRef, whoAmI } from '../server/src/testing/plans.ts';
+import { planIdOf, stepPath, whoAmI, type UserRef } from '../server/src/testing/plans.ts';
 
 const STEP = 'attendancePlan';
 

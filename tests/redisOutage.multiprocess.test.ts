@@ -18,7 +18,7 @@ import { startServerProcess, type ServerProcess } from '../server/src/testing/se
 import { startOwnRedis, type OwnRedis } from '../server/src/testing/ownRedis.ts';
 import { signIn, sessionToken, clientWithToken } from '../server/src/testing/signIn.ts';
 import { createRedisClient } from '../server/src/kv/redis.ts';
-import { type LiveClient, openLiveClient, sorted, textOf, waitForConvergence } from '../server/src/testing/collab.ts';
+import { openLiveClient, sorted, textOf, waitForConvergence, type LiveClient } from '../server/src/testing/collab.ts';
 import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
 import { planIdOf, readStep, shareWith, stepPath, whoAmI } from '../server/src/testing/plans.ts';

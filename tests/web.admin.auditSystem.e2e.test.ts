@@ -9,7 +9,7 @@ import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
 import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
-import { type LiveClient, openLiveClient } from '../server/src/testing/collab.ts';
+import { openLiveClient, type LiveClient } from '../server/src/testing/collab.ts';
 import { HARBOR } from '../server/src/testing/demoNames.ts';
 import { planIdOf } from '../server/src/testing/plans.ts';
 import { waitFor } from '../server/src/testing/wait.ts';

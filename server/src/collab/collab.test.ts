@@ -18,7 +18,7 @@ import type { HttpClient } from '../testing/httpClient.ts';
 import { collabDocuments } from '../storage/schema.ts';
 import type { CollabServer } from './collabServer.ts';
 import { waitFor } from '../testing/wait.ts';
-import { answersOfState, expectRefused, type LiveClient, openLiveClient, rowsOf, sorted, tableRow, textOf, waitForConvergence } from '../testing/collab.ts';
+import { answersOfState, expectRefused, openLiveClient, rowsOf, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from '../testing/collab.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
 import { autosave, createPlan, planIdOf, readStep, shareWith, stepPath, whoAmI } from '../testing/plans.ts';
 import { stepOf } from '../testing/bundledBank.ts';

@@ -15,7 +15,7 @@ import { stepLockKey } from '../domain/plans/stepLocks.ts';
 import { waitFor } from '../testing/wait.ts';
 import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../testing/realtime.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
-import { createPlan, planIdOf, shareWith, stepPath, type UserRef, whoAmI } from '../testing/plans.ts';
+import { createPlan, planIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../testing/plans.ts';
 
 const STEP = 'attendancePlan';
 

@@ -10,7 +10,7 @@ import { planAccess } from '../policy/plans.ts';
 import { startTestServer } from '../testing/testServer.ts';
 import { signInAll, sessionToken } from '../testing/signIn.ts';
 import { waitFor } from '../testing/wait.ts';
-import { type LiveClient, openLiveClient } from '../testing/collab.ts';
+import { openLiveClient, type LiveClient } from '../testing/collab.ts';
 import { isDatabaseEmpty, seedDemoDistrict } from './demoDistrict.ts';
 
 let storage: Storage;

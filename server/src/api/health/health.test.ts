@@ -12,7 +12,7 @@ import { signInAll, sessionToken } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import { SESSION_COOKIE } from '../../auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../../testing/realtime.ts';
-import { type LiveClient, openLiveClient } from '../../testing/collab.ts';
+import { openLiveClient, type LiveClient } from '../../testing/collab.ts';
 import { HARBOR } from '../../testing/demoNames.ts';
 import { planIdOf } from '../../testing/plans.ts';
 import { waitFor } from '../../testing/wait.ts';
