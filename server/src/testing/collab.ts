@@ -137,7 +137,7 @@ export async function openLiveClient(baseUrl: string, token: string, formId: str
   return client;
 }
 
-export class RefusedError extends Error {
+class RefusedError extends Error {
   readonly reason: string;
   constructor(reason: string) {
     super(`collaboration connection refused: ${reason}`);
@@ -187,7 +187,7 @@ export function answersOfState(state: Uint8Array): StepAnswers {
 }
 
 /** Same Y.js content: equal state vectors and equal answers. */
-export function sameContent(a: Y.Doc, b: Y.Doc): boolean {
+function sameContent(a: Y.Doc, b: Y.Doc): boolean {
   return (
     Buffer.from(Y.encodeStateVector(a)).equals(Buffer.from(Y.encodeStateVector(b))) &&
     JSON.stringify(sorted(readAnswers(a))) === JSON.stringify(sorted(readAnswers(b)))
