@@ -25,6 +25,17 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
   {
+    // Test support (server/src/testing/, tests/) is for tests, the benchmarks and test tools only.
+    files: ['server/src/**/*.ts', 'shared/**/*.ts', 'web/src/**/*.{ts,svelte}'],
+    ignores: ['**/*.test.ts', 'server/src/testing/**'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)(testing|tests)/', message: 'Test support is for tests: production code must not import it.' }] },
+      ],
+    },
+  },
+  {
     files: ['web/**/*.{ts,svelte}', 'web/**/*.svelte.ts'],
     languageOptions: { globals: { ...globals.browser } },
     // The app is served at the site root (no `paths.base`), so plain hrefs are already resolved.

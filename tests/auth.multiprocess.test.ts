@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
 import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
-import { signIn } from '../server/src/testing/signIn.ts';
+import { signIn, clientWithToken } from '../server/src/testing/signIn.ts';
 import { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 
@@ -15,13 +15,6 @@ describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes
   let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let a: ServerProcess | undefined;
   let b: ServerProcess | undefined;
-
-  /** A client of `server` that presents only this session token. */
-  function withToken(server: ServerProcess, token: string): HttpClient {
-    const client = new HttpClient(server.url);
-    client.cookies.set(SESSION_COOKIE, token);
-    return client;
-  }
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -56,7 +49,7 @@ describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes
     const onA = await signIn(a!.url, 'principal.harbor@example.org');
     const token = onA.cookies.get(SESSION_COOKIE)!;
     expect(token).toBeTruthy();
-    const onB = withToken(b!, token);
+    const onB = clientWithToken(b!, token);
 
     const session = await onB.get('/api/auth/session');
     expect(session.status, b!.output()).toBe(200);
@@ -71,7 +64,7 @@ describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes
     expect(afterB.status).toBe(401);
     expect(afterB.body).toEqual({ error: expect.any(String) });
     expect((await onB.get('/api/users')).status).toBe(401);
-    expect((await withToken(a!, token).get('/api/auth/session')).status).toBe(401);
+    expect((await clientWithToken(a!, token).get('/api/auth/session')).status).toBe(401);
   });
 
   it('a user deactivated through B loses the session signed in on A', async () => {
@@ -103,7 +96,7 @@ describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes
   // B's reads use its cache of recently validated sessions; these prove the cache hears of changes made on A.
   it('a session B has cached is refused on B within a second of signing out on A', async () => {
     const onA = await signIn(a!.url, 'coordinator.harbor@example.org');
-    const onB = withToken(b!, onA.cookies.get(SESSION_COOKIE)!);
+    const onB = clientWithToken(b!, onA.cookies.get(SESSION_COOKIE)!);
     expect((await onB.get('/api/question-bank')).status).toBe(200);
     expect((await onB.get('/api/question-bank')).status).toBe(200);
 
@@ -113,7 +106,7 @@ describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes
 
   it('a level lowered on A holds on B within a second, although B had the session cached', async () => {
     const principalOnA = await signIn(a!.url, 'principal.riverside@example.org');
-    const principalOnB = withToken(b!, principalOnA.cookies.get(SESSION_COOKIE)!);
+    const principalOnB = clientWithToken(b!, principalOnA.cookies.get(SESSION_COOKIE)!);
     expect((await principalOnB.get('/api/users')).status).toBe(200);
 
     const adminOnA = await signIn(a!.url, 'superadmin@example.org');

@@ -18,16 +18,16 @@ import * as Y from 'yjs';
 import { ANSWERS_MAP, collabDocumentName, readAnswers, writeAnswers, type StepAnswers, type TableAnswer } from '@csp/shared';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
 import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
-import { signIn } from '../server/src/testing/signIn.ts';
-import { HttpClient } from '../server/src/testing/httpClient.ts';
-import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
+import { signIn, sessionToken, clientWithToken } from '../server/src/testing/signIn.ts';
 import { openStorage, type Storage } from '../server/src/storage/database.ts';
 import { collabDocuments, planSteps } from '../server/src/storage/schema.ts';
 import { createPubSubClient } from '../server/src/kv/redis.ts';
-import { answersOfState, openLiveClient, rowsOf, sessionToken, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from './support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from './support/plans.ts';
+import { answersOfState, openLiveClient, rowsOf, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from '../server/src/testing/collab.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
+import { formIdOf, readStep, shareWith, stepPath, whoAmI } from '../server/src/testing/plans.ts';
+import { stepOf } from '../server/src/testing/bundledBank.ts';
 import { Random, seedFromEnv } from './support/random.ts';
-import { pause, waitFor } from './support/wait.ts';
+import { pause, waitFor } from '../server/src/testing/wait.ts';
 
 const STEP = 'attendancePlan';
 const { step } = stepOf(STEP);
@@ -105,16 +105,10 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
 
   const serverAt = (url: string) => (url === a?.url ? 'A' : 'B');
 
-  function http(server: ServerProcess, token: string): HttpClient {
-    const client = new HttpClient(server.url);
-    client.cookies.set(SESSION_COOKIE, token);
-    return client;
-  }
-
   /** The web client's autosave: the live document's answers, based on the last revision this editor saw. */
   async function autosave(editor: Editor, server: ServerProcess): Promise<number> {
     const sent = readAnswers(editor.live.doc);
-    const response = await http(server, editor.token).put(stepPath(formId, STEP), {
+    const response = await clientWithToken(server, editor.token).put(stepPath(formId, STEP), {
       stepData: { data: sent },
       revisionCount: editor.baseRevision,
       mergeStrategy: 'merge',
@@ -173,12 +167,12 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
 
   /** Final autosave from a converged document: based on the current revision, so nothing conflicts. */
   async function finalAutosave(editor: Editor, server: ServerProcess, converged: StepAnswers) {
-    const current = await readStep(http(server, editor.token), formId, STEP);
+    const current = await readStep(clientWithToken(server, editor.token), formId, STEP);
     editor.baseRevision = current.revisionCount;
     expect(await autosave(editor, server)).toBe(200);
     expect(acknowledged.at(-1)!.conflicts).toEqual([]);
-    const stored = await readStep(http(server, editor.token), formId, STEP);
-    expect(sorted(stored.data)).toEqual(sorted(converged));
+    const stored = await readStep(clientWithToken(server, editor.token), formId, STEP);
+    expect(sorted(stored.stepData.data)).toEqual(sorted(converged));
   }
 
   // ---- random edits on a local document (as an editor's keystrokes and clicks) ----
@@ -257,7 +251,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
   });
 
   it('randomized concurrent edits, disconnects and reconnects over both processes converge; saves store the converged document', async () => {
-    const { revisionCount } = await readStep(http(a!, tokens[0]!), formId, STEP);
+    const { revisionCount } = await readStep(clientWithToken(a!, tokens[0]!), formId, STEP);
     for (let i = 0; i < CLIENTS; i++) {
       const server = i % 2 === 0 ? a! : b!;
       const label = `${USERS[i]!.split('@')[0]}#${i}`;
@@ -341,7 +335,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
       writeAnswers(first.doc, housing, { sth_staffTraining: 'Typed live on A.' });
       await waitFor('the second client to see the live text', () => second.answers().sth_staffTraining === 'Typed live on A.');
       // The Super Admin (not connected to this step) saves through B.
-      const saved = await http(b!, tokens[1]!).put(stepPath(formId, stepKey), {
+      const saved = await clientWithToken(b!, tokens[1]!).put(stepPath(formId, stepKey), {
         stepData: { data: { sth_hasStudents: true, sth_studentCount: '14', sth_transportation: 'MetroCards for families.' } },
       });
       expect(saved.status, JSON.stringify(saved.body)).toBe(200);
@@ -417,7 +411,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
       30_000,
     );
     for (const editor of editors) {
-      const { revisionCount } = await readStep(http(b!, editor.token), formId, STEP);
+      const { revisionCount } = await readStep(clientWithToken(b!, editor.token), formId, STEP);
       editor.baseRevision = revisionCount;
     }
     expect(await autosave(onA[0]!, a!)).toBe(200);

@@ -9,12 +9,12 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
 import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
 import { HttpClient } from '../server/src/testing/httpClient.ts';
-import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
-import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
-import { openLiveClient, sessionToken } from './support/collab.ts';
-import { waitFor } from './support/wait.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, stepPath, whoAmI, type UserRef } from './support/plans.ts';
-import { signInAll } from '../server/src/testing/signIn.ts';
+import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
+import { openLiveClient } from '../server/src/testing/collab.ts';
+import { sessionToken, signInAll, clientWithToken } from '../server/src/testing/signIn.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
+import { formIdOf, stepPath, whoAmI, type UserRef } from '../server/src/testing/plans.ts';
 
 const STEP = 'attendancePlan';
 
@@ -38,13 +38,6 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
   let formId: string;
   const sockets: RealtimeClient[] = [];
 
-  /** A client of `server` presenting the session `token` (sessions live in the shared database). */
-  function as(server: ServerProcess, token: string): HttpClient {
-    const client = new HttpClient(server.url);
-    client.cookies.set(SESSION_COOKIE, token);
-    return client;
-  }
-
   async function socketOn(server: ServerProcess, token: string, label: string): Promise<RealtimeClient> {
     const socket = await connectRealtime(server.url, token, { label });
     sockets.push(socket);
@@ -67,8 +60,8 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
     b = await startServerProcess(env);
     const [principal, admin, teacher] = await signInAll(a.url, [PRINCIPAL_HARBOR, SUPERADMIN, 'teacher.riverside@example.org']);
     principalOnA = principal;
-    principalOnB = as(b, sessionToken(principal));
-    adminOnB = as(b, sessionToken(admin));
+    principalOnB = clientWithToken(b, sessionToken(principal));
+    adminOnB = clientWithToken(b, sessionToken(admin));
     teacherToken = sessionToken(teacher);
     principalUser = await whoAmI(principalOnB);
     formId = await formIdOf(principalOnA, HARBOR);
@@ -185,7 +178,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
   });
 
   it('revoking access through one process closes the live connections on the other', async () => {
-    const teacher = as(b!, teacherToken);
+    const teacher = clientWithToken(b!, teacherToken);
     const teacherUser = await whoAmI(teacher);
     const shared = await adminOnB.post('/api/admin/forms/share', { formId, userIds: [teacherUser.id], permissions: 'edit', sections: [] });
     expect(shared.status, JSON.stringify(shared.body)).toBe(200);

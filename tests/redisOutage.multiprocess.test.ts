@@ -16,14 +16,14 @@ import { collabDocumentName, readAnswers, writeAnswers } from '@csp/shared';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
 import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
 import { startOwnRedis, type OwnRedis } from '../server/src/testing/ownRedis.ts';
-import { signIn } from '../server/src/testing/signIn.ts';
-import { HttpClient } from '../server/src/testing/httpClient.ts';
-import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
+import { signIn, sessionToken, clientWithToken } from '../server/src/testing/signIn.ts';
 import { createRedisClient } from '../server/src/kv/redis.ts';
-import { openLiveClient, sessionToken, sorted, textOf, waitForConvergence, type LiveClient } from './support/collab.ts';
-import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, readStep, shareWith, stepOf, stepPath, whoAmI } from './support/plans.ts';
-import { waitFor } from './support/wait.ts';
+import { openLiveClient, sorted, textOf, waitForConvergence, type LiveClient } from '../server/src/testing/collab.ts';
+import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
+import { formIdOf, readStep, shareWith, stepPath, whoAmI } from '../server/src/testing/plans.ts';
+import { stepOf } from '../server/src/testing/bundledBank.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
 
 const STEP = 'attendancePlan';
 const OTHER_STEP = 'counselingPlan';
@@ -44,12 +44,6 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('a Redis ou
   const opened: { destroy(): void }[] = [];
   /** Markers of saves acknowledged with 200: each must be in the final stored answers. */
   const acknowledged: { marker: string; questionId: string }[] = [];
-
-  function http(server: ServerProcess, token: string): HttpClient {
-    const client = new HttpClient(server.url);
-    client.cookies.set(SESSION_COOKIE, token);
-    return client;
-  }
 
   async function live(server: ServerProcess, token: string, stepKey: string, label: string): Promise<LiveClient> {
     const client = await openLiveClient(server.url, token, formId, stepKey, { label });
@@ -72,7 +66,10 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('a Redis ou
   /** The web client's autosave of its live document (last-write-wins); the markers it carried count as acknowledged on 200. */
   async function autosave(client: LiveClient, server: ServerProcess, token: string, markers: { marker: string; questionId: string }[] = []) {
     await client.settled();
-    const response = await http(server, token).put(stepPath(formId, STEP), { stepData: { data: readAnswers(client.doc) }, mergeStrategy: 'last-write-wins' });
+    const response = await clientWithToken(server, token).put(stepPath(formId, STEP), {
+      stepData: { data: readAnswers(client.doc) },
+      mergeStrategy: 'last-write-wins',
+    });
     if (response.status === 200) acknowledged.push(...markers);
     return response;
   }
@@ -144,7 +141,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('a Redis ou
     ] as const;
     for (const server of [a!, b!]) {
       for (const [method, path] of paths) {
-        const response = await http(server, principal).json(method, path, method === 'POST' ? { stepKey: STEP } : undefined);
+        const response = await clientWithToken(server, principal).json(method, path, method === 'POST' ? { stepKey: STEP } : undefined);
         expect({ method, path, status: response.status, retryAfter: response.headers.get('retry-after') }).toEqual({
           method,
           path,
@@ -158,7 +155,9 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('a Redis ou
     expect(other.isLive()).toBe(true);
 
     // 2. A REST save by someone not editing live reaches the live document of the process that took it.
-    const saved = await http(a!, admin).put(stepPath(formId, STEP), { stepData: { data: { att_sameDayOutreach: 'Saved over REST during the outage.' } } });
+    const saved = await clientWithToken(a!, admin).put(stepPath(formId, STEP), {
+      stepData: { data: { att_sameDayOutreach: 'Saved over REST during the outage.' } },
+    });
     expect(saved.status, JSON.stringify(saved.body)).toBe(200);
     expect(saved.body.warning).toEqual(expect.any(String));
     acknowledged.push({ marker: 'Saved over REST during the outage.', questionId: 'att_sameDayOutreach' });
@@ -178,7 +177,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('a Redis ou
     await redis!.restart();
     await waitFor('both live-editor marks again', async () => (await liveMarksOf(STEP)).length === 2, { timeoutMs: 15_000, intervalMs: 100 });
     await waitFor('presence of the joined sockets again', async () => {
-      const { status, body } = await http(a!, principal).get(`/api/forms/${formId}/editors`);
+      const { status, body } = await clientWithToken(a!, principal).get(`/api/forms/${formId}/editors`);
       return status === 200 && body.editors.length === 2;
     });
     // The processes exchange what they missed: the documents converge with every edit of the outage.
@@ -207,9 +206,9 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('a Redis ou
     // Stored answers equal the converged documents; no acknowledged save is lost; no process exited.
     const final = await waitForConvergence([onA, onB], 30_000);
     expect((await autosave(onA, a!, principal)).status).toBe(200);
-    const stored = await readStep(http(b!, ap), formId, STEP);
-    expect(sorted(stored.data)).toEqual(sorted(final));
-    for (const { marker, questionId } of acknowledged) expect(stored.data[questionId] as string, marker).toContain(marker);
+    const stored = await readStep(clientWithToken(b!, ap), formId, STEP);
+    expect(sorted(stored.stepData.data)).toEqual(sorted(final));
+    for (const { marker, questionId } of acknowledged) expect(stored.stepData.data[questionId] as string, marker).toContain(marker);
     expectAlive(a!, b!);
     console.log(`redisOutage.multiprocess: 0 process exits, ${acknowledged.length} acknowledged saves, 0 lost`);
   });

@@ -4,16 +4,18 @@ import type { Browser, Page } from 'playwright-core';
 import { AUDIT_CSV_COLUMNS, auditLogListSchema, type AuditRecord } from '@csp/shared/api/audit';
 import { adminHealthSchema } from '@csp/shared/api/health';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
-import { signInAll } from '../server/src/testing/signIn.ts';
+import { signInAll, sessionToken } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
-import { connectRealtime, type RealtimeClient } from './support/realtime.ts';
-import { openLiveClient, sessionToken, type LiveClient } from './support/collab.ts';
-import { HARBOR, formIdOf } from './support/plans.ts';
-import { waitFor } from './support/wait.ts';
+import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
+import { openLiveClient, type LiveClient } from '../server/src/testing/collab.ts';
+import { HARBOR } from '../server/src/testing/demoNames.ts';
+import { formIdOf } from '../server/src/testing/plans.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
 import { startOwnRedis, type OwnRedis } from '../server/src/testing/ownRedis.ts';
-import { parseCsv } from './support/csv.ts';
+import { parseCsv } from '../server/src/testing/csv.ts';
+import { auditCsvRow } from '../server/src/testing/audit.ts';
 
 /**
  * The Audit log and System admin pages in real Chromium: a Super Admin finds a question-bank
@@ -202,19 +204,7 @@ describe('the Audit log page', () => {
     const [header, ...rows] = parseCsv(text.replace(/^\uFEFF/, ''), { whole: true });
     expect(header).toEqual([...AUDIT_CSV_COLUMNS]);
     // Every record of the range (not one page), in the list's order, each cell as the API has it.
-    expect(rows).toEqual(
-      expected.map((log) => [
-        log.createdAt,
-        log.actorEmail ?? '',
-        log.actorId ?? '',
-        log.action,
-        log.targetType,
-        log.targetId ?? '',
-        JSON.stringify(log.summary),
-        log.ip ?? '',
-        log._id,
-      ]),
-    );
+    expect(rows).toEqual(expected.map(auditCsvRow));
     expect(JSON.parse(rows.at(-1)![6]!).after.title).toBe('Which barriers did you find? (wording 1)');
     expect(people[0]!.errors).toEqual([]);
   });

@@ -6,8 +6,8 @@ import { startTestServer, type TestServer } from '../server/src/testing/testServ
 import { signInAll } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
-import { waitFor } from './support/wait.ts';
-import { parseCsv } from './support/csv.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
+import { parseCsv } from '../server/src/testing/csv.ts';
 
 /** The admin area's navigation per role, and the admin plans table in real Chromium. */
 const YEAR = currentSchoolYear();

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../server/src/testing/testServ
 import { signInAll } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
 
 /**
  * The question-bank page in real Chromium, by role and accessible name: a Super Admin edits the

@@ -7,7 +7,7 @@ import { startTestServer, type TestServer } from '../server/src/testing/testServ
 import { signInAll } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
 import { plans } from '../server/src/storage/schema.ts';
 import { newId } from '../server/src/storage/ids.ts';
 

@@ -1,13 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
-import { randomBytes } from 'node:crypto';
 import { currentSchoolYear } from '@csp/shared';
 import type { Browser, Page } from 'playwright-core';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
 import { signIn } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
+import { freshEmail } from '../server/src/testing/users.ts';
 
 /** /admin/users in real Chromium: import, a principal's own school, bulk outcomes, filters, accessibility. */
 const HARBOR = 'Harbor View Academy';
@@ -19,8 +19,6 @@ let adminApi: HttpClient;
 const people: Person[] = [];
 /** The teacher the principal adds and deactivates (its history is checked later). */
 let newTeacher = '';
-
-const fresh = (tag: string) => `${tag}.${randomBytes(4).toString('hex')}@example.org`;
 
 interface ListedUser {
   _id: string;
@@ -79,9 +77,9 @@ describe('the Users admin page in a real browser', () => {
     const template = fs.readFileSync((await download.path())!, 'utf8');
     expect(template.split('\r\n')[0]).toBe('"name","email","level","schoolName","title"');
 
-    const good1 = fresh('import.one');
-    const bad = fresh('import.bad');
-    const good2 = fresh('import.two');
+    const good1 = freshEmail('import.one');
+    const bad = freshEmail('import.bad');
+    const good2 = freshEmail('import.two');
     const csv = [
       'name,email,level,schoolName,title',
       `Ada Import,${good1},1,${HARBOR},"Teacher, grade 2"`,
@@ -155,7 +153,7 @@ describe('the Users admin page in a real browser', () => {
     expect(levelOptions).toEqual(['Staff (1)', 'Coordinator (2)', 'Assistant Principal (3)']);
     await expect(form.getByRole('textbox', { name: 'School' }).inputValue()).resolves.toBe(HARBOR);
     await expect(form.getByRole('textbox', { name: 'School' }).getAttribute('readonly')).resolves.not.toBeNull();
-    const teacher = fresh('new.teacher');
+    const teacher = freshEmail('new.teacher');
     newTeacher = teacher;
     await form.getByRole('textbox', { name: 'Name' }).fill('Nina New');
     await form.getByRole('textbox', { name: 'E-mail' }).fill(teacher);
@@ -195,7 +193,7 @@ describe('the Users admin page in a real browser', () => {
 
   it('shows each user’s outcome of a bulk action, refusals with the server’s reason, and deletes only after confirmation', async () => {
     const { page, errors } = people[1]!;
-    const target = fresh('bulk.target');
+    const target = freshEmail('bulk.target');
     const created = await (
       await signIn(server.url, 'principal.harbor@example.org')
     ).post('/api/users/create', { name: 'Bo Bulk', email: target, level: 1, schoolName: HARBOR });

@@ -6,7 +6,7 @@ import { startTestServer, type TestServer } from '../server/src/testing/testServ
 import { signInAll } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { expectAccessible, launchBrowser, signInAs, type Person } from './support/browser.ts';
-import { waitFor } from './support/wait.ts';
+import { waitFor } from '../server/src/testing/wait.ts';
 
 /** The signed-in home in real Chromium: plans, deadlines, live review pings, next-year copy, role preview. */
 const HARBOR = 'Harbor View Academy';

@@ -9,33 +9,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { TYPED_STEPS, insertEditors, type Editor } from './fixtures.ts';
-import {
-  CpuSampler,
-  cpuDisturbance,
-  QUICK,
-  ask,
-  clearRedisPrefix,
-  createDatabase,
-  forkWorker,
-  log,
-  pg,
-  postgresPidsOf,
-  redisPrefix,
-  round,
-  roundSummary,
-  runBenchmark,
-  serverEnv,
-  startServer,
-  stopChild,
-  summarize,
-  lastErrorLine,
-  secondsLeft,
-  waitForQuiet,
-  wallMs,
-  type BenchResult,
-  type CpuWindow,
-  type Summary,
-} from './lib.ts';
+import { cpuDisturbance, CpuSampler, waitForQuiet, type CpuWindow } from './cpu.ts';
+import { QUICK } from './config.ts';
+import { ask, forkWorker, lastErrorLine, stopChild } from './workers.ts';
+import { clearRedisPrefix, redisPrefix } from './redis.ts';
+import { createDatabase, pg } from './postgres.ts';
+import { log, runBenchmark, type BenchResult } from './results.ts';
+import { postgresPidsOf } from './pgActivity.ts';
+import { round, roundSummary, summarize, type Summary } from './stats.ts';
+import { serverEnv } from './servers.ts';
+import { startServerProcess } from '../../server/src/testing/serverProcess.ts';
+import { secondsLeft, wallMs } from './time.ts';
 import type { CoEditorSpec } from './coedit.worker.ts';
 
 const LEVELS = (process.env.BENCH_COEDIT_LEVELS ?? '1000,2000,3000').split(',').map(Number);
@@ -57,7 +41,7 @@ interface DocumentState {
   connected: boolean;
 }
 
-export interface CoeditLevel {
+interface CoeditLevel {
   editors: number;
   documents: number;
   connect: { seconds: number; synced: number; joined: number; authFailures: string[] };
@@ -231,10 +215,10 @@ await runBenchmark('coedit', 'Live co-editing: Hocuspocus providers + Socket.IO 
   const database = await createDatabase('coedit');
   const prefix = redisPrefix('coedit');
   const postgres = postgresPidsOf(database.url, database.name);
-  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
   try {
     const env = serverEnv(database.url, prefix);
-    server = await startServer(env);
+    server = await startServerProcess(env);
     const pool = new pg.Pool({ connectionString: database.url, max: 4 });
     const { editors } = await insertEditors(pool, { label: 'Live', editors: Math.max(...LEVELS), perStep: PER_STEP, steps: TYPED_STEPS });
     await pool.end();
@@ -247,7 +231,7 @@ await runBenchmark('coedit', 'Live co-editing: Hocuspocus providers + Socket.IO 
         continue;
       }
       // A fresh server process per level: its CPU and memory are this level's alone.
-      if (!server) server = await startServer(env);
+      if (!server) server = await startServerProcess(env);
       try {
         levels.push(await runLevel(server, editors.slice(0, n), postgres.pids, questionOf));
       } catch (error) {

@@ -14,7 +14,9 @@ import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/pro
 import { io, type Socket } from 'socket.io-client';
 import * as Y from 'yjs';
 import { ANSWERS_MAP, collabDocumentName } from '@csp/shared';
-import { round, serveRequests, sleep, summarize, wallMs } from './lib.ts';
+import { round, summarize } from './stats.ts';
+import { serveRequests } from './workers.ts';
+import { sleep, wallMs } from './time.ts';
 
 export interface CoEditorSpec {
   /** Global editor index (author id in tokens). */

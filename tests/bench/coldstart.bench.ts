@@ -10,21 +10,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { freePort } from '../../server/src/testing/serverProcess.ts';
-import {
-  QUICK,
-  ROOT,
-  clearRedisPrefix,
-  createDatabase,
-  log,
-  redisPrefix,
-  round,
-  runBenchmark,
-  serverEnv,
-  sleep,
-  summarize,
-  waitForQuiet,
-  type BenchResult,
-} from './lib.ts';
+import { QUICK, ROOT } from './config.ts';
+import { clearRedisPrefix, redisPrefix } from './redis.ts';
+import { createDatabase } from './postgres.ts';
+import { log, runBenchmark, type BenchResult } from './results.ts';
+import { round, summarize } from './stats.ts';
+import { serverEnv } from './servers.ts';
+import { sleep } from './time.ts';
+import { waitForQuiet } from './cpu.ts';
 
 const MAIN = path.join(ROOT, 'server/src/main.ts');
 const REPEATS = QUICK ? 2 : 3;

@@ -26,7 +26,8 @@ import type { HttpClient } from '../../server/src/testing/httpClient.ts';
 import { loadPlanExport } from '../../server/src/export/planExport.ts';
 import { renderPlanPdf } from '../../server/src/export/pdf.ts';
 import { renderPlanDocx } from '../../server/src/export/docx.ts';
-import { fullPlan, planContextFor } from '../../server/src/export/fullPlan.testkit.ts';
+import { fullPlan, planContextFor } from '../../server/src/testing/fullPlan.ts';
+import { round, summarize } from './stats.ts';
 
 const EXPORT_RUNS = Number(process.env.BENCH_EXPORT_RUNS ?? 30);
 const WARMUP_RUNS = 3;
@@ -35,19 +36,10 @@ const CONCURRENCY = 4;
 const REQUESTS_PER_CLIENT = 5;
 const RESULTS = path.resolve(import.meta.dirname, 'results', 'exports.json');
 
-const round = (value: number, digits = 1) => Math.round(value * 10 ** digits) / 10 ** digits;
-
-function summarize(samples: number[]) {
-  const sorted = [...samples].sort((a, b) => a - b);
-  const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.ceil(q * sorted.length) - 1)]!;
-  return {
-    runs: sorted.length,
-    median: round(at(0.5)),
-    p99: round(at(0.99)),
-    mean: round(sorted.reduce((sum, value) => sum + value, 0) / sorted.length),
-    min: round(sorted[0]!),
-    max: round(sorted[sorted.length - 1]!),
-  };
+/** Timed runs as this benchmark records them (run.ts reads the median and p99). */
+function summarizeRuns(samples: number[]) {
+  const { count, median, p99, mean, max } = summarize(samples);
+  return { runs: count, median: round(median), p99: round(p99), mean: round(mean), min: round(Math.min(...samples)), max: round(max) };
 }
 
 async function main() {
@@ -95,11 +87,11 @@ async function main() {
         cpu.push((used.user + used.system) / 1000);
         sizes[format] = file.length;
       }
-      perExport[format] = { firstExportMs: round(firstMs), wallMs: summarize(wall), cpuMs: summarize(cpu), bytes: sizes[format] };
-      const summary = summarize(wall);
+      perExport[format] = { firstExportMs: round(firstMs), wallMs: summarizeRuns(wall), cpuMs: summarizeRuns(cpu), bytes: sizes[format] };
+      const summary = summarizeRuns(wall);
       console.log(
         `${format.toUpperCase().padEnd(4)} per export (read + render, ${EXPORT_RUNS} runs): median ${summary.median} ms, p99 ${summary.p99} ms, ` +
-          `mean ${summary.mean} ms; CPU median ${summarize(cpu).median} ms; first export in this process ${round(firstMs)} ms; ${sizes[format]} bytes`,
+          `mean ${summary.mean} ms; CPU median ${summarizeRuns(cpu).median} ms; first export in this process ${round(firstMs)} ms; ${sizes[format]} bytes`,
       );
     }
 
@@ -131,7 +123,7 @@ async function main() {
       );
       const seconds = (performance.now() - started) / 1000;
       const exports = CONCURRENCY * REQUESTS_PER_CLIENT;
-      const latency = summarize(latencies);
+      const latency = summarizeRuns(latencies);
       concurrent[format] = { clients: CONCURRENCY, exports, seconds: round(seconds, 2), exportsPerSecond: round(exports / seconds, 2), latencyMs: latency };
       console.log(
         `${format.toUpperCase().padEnd(4)} HTTP, ${CONCURRENCY} concurrent clients: ${round(exports / seconds, 2)} exports/s ` +

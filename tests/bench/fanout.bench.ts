@@ -11,26 +11,16 @@
 import { io, type Socket } from 'socket.io-client';
 import { BANK, insertEditors, type Editor } from './fixtures.ts';
 import { RawHttpPool } from './rawHttp.ts';
-import {
-  CpuSampler,
-  QUICK,
-  clearRedisPrefix,
-  createDatabase,
-  log,
-  pg,
-  postgresPidsOf,
-  redisPrefix,
-  round,
-  roundSummary,
-  runBenchmark,
-  serverEnv,
-  sleep,
-  startServer,
-  summarize,
-  waitForQuiet,
-  type BenchResult,
-  type ServerProcess,
-} from './lib.ts';
+import { CpuSampler, waitForQuiet } from './cpu.ts';
+import { QUICK } from './config.ts';
+import { clearRedisPrefix, redisPrefix } from './redis.ts';
+import { createDatabase, pg } from './postgres.ts';
+import { log, runBenchmark, type BenchResult } from './results.ts';
+import { postgresPidsOf } from './pgActivity.ts';
+import { round, roundSummary, summarize } from './stats.ts';
+import { serverEnv } from './servers.ts';
+import { sleep } from './time.ts';
+import { startServerProcess, type ServerProcess } from '../../server/src/testing/serverProcess.ts';
 
 const PER_STEP = 7; // 14 steps × 7 = 98 staff on one plan
 const TRIGGERS = QUICK ? 60 : 200; // of each kind
@@ -94,8 +84,8 @@ await runBenchmark(
     try {
       const env = serverEnv(database.url, prefix);
       // One after the other: two processes migrating a fresh database at once collide (no migration lock).
-      servers.push(await startServer(env));
-      servers.push(await startServer(env));
+      servers.push(await startServerProcess(env));
+      servers.push(await startServerProcess(env));
       const pool = new pg.Pool({ connectionString: database.url, max: 2 });
       const { editors } = await insertEditors(pool, {
         label: 'Fan',

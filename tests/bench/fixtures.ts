@@ -7,7 +7,8 @@ import { BUNDLED_BANK } from '@csp/shared/bank';
 import { currentSchoolYear, isStepComplete, type Step, type StepAnswers } from '@csp/shared';
 import { sampleStepAnswers } from '../../server/src/seed/sampleAnswers.ts';
 import { newId } from '../../server/src/storage/ids.ts';
-import { insertRows, newSession, type BenchSession, type PgQueryable } from './lib.ts';
+import { insertRows, type PgQueryable } from './postgres.ts';
+import { newSession, type BenchSession } from './servers.ts';
 
 export const BANK = BUNDLED_BANK;
 
@@ -32,7 +33,7 @@ export interface Plan {
 export const schoolName = (label: string, index: number) => `${label} School ${String(index + 1).padStart(4, '0')}`;
 
 /** The first text or textarea question a sample answer fills (the one an editor types into), if any. */
-export function typedQuestion(step: Step): string | null {
+function typedQuestion(step: Step): string | null {
   const answers = sampleStepAnswers(step, 'x');
   return step.questions.find((q) => (q.type === 'text' || q.type === 'textarea') && typeof answers[q.id] === 'string')?.id ?? null;
 }

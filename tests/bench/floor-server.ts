@@ -9,7 +9,7 @@
 import http from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { BUNDLED_BANK } from '@csp/shared/bank';
-import { pg } from './lib.ts';
+import { pg } from './postgres.ts';
 
 const pool = new pg.Pool({ connectionString: process.env.DATABASE_URL!, max: 20 });
 pool.on('error', () => {});

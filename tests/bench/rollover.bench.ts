@@ -6,23 +6,15 @@
  */
 import { BANK, insertAnsweredPlans, insertSessions, insertUsers, schoolName } from './fixtures.ts';
 import { newId } from '../../server/src/storage/ids.ts';
-import {
-  CpuSampler,
-  QUICK,
-  clearRedisPrefix,
-  createDatabase,
-  log,
-  pg,
-  postgresPidsOf,
-  redisPrefix,
-  round,
-  runBenchmark,
-  serverEnv,
-  startServer,
-  waitForQuiet,
-  type BenchResult,
-  type CpuWindow,
-} from './lib.ts';
+import { CpuSampler, waitForQuiet, type CpuWindow } from './cpu.ts';
+import { QUICK } from './config.ts';
+import { clearRedisPrefix, redisPrefix } from './redis.ts';
+import { createDatabase, pg } from './postgres.ts';
+import { log, runBenchmark, type BenchResult } from './results.ts';
+import { postgresPidsOf } from './pgActivity.ts';
+import { round } from './stats.ts';
+import { serverEnv } from './servers.ts';
+import { startServerProcess } from '../../server/src/testing/serverProcess.ts';
 import { RawHttpPool } from './rawHttp.ts';
 
 const RUNS: { schools: number; sourceYear: string }[] = QUICK
@@ -59,7 +51,7 @@ await runBenchmark('rollover', 'District rollover of fully answered plans (POST 
   const database = await createDatabase('rollover');
   const prefix = redisPrefix('rollover');
   const postgres = postgresPidsOf(database.url, database.name);
-  const server = await startServer(serverEnv(database.url, prefix, { SEED: 'none' }));
+  const server = await startServerProcess(serverEnv(database.url, prefix, { SEED: 'none' }));
   try {
     const pool = new pg.Pool({ connectionString: database.url, max: 4 });
     const adminId = newId();

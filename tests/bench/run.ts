@@ -13,13 +13,20 @@ import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';
 import { randomBytes } from 'node:crypto';
 import path from 'node:path';
-import type { BenchResult, Figure } from './lib.ts';
+import type { BenchResult, Figure } from './results.ts';
 
 const RUN_ID = randomBytes(3).toString('hex');
 process.env.BENCH_RUN_ID = RUN_ID;
 process.env.DATABASE_URL ||= 'postgres://postgres@127.0.0.1:5432/postgres';
 process.env.REDIS_URL ||= 'redis://127.0.0.1:6379';
-const { BENCH_DIR, RESULTS_DIR, ROOT, clearRedisPrefix, dropRunDatabases, machineInfo, round } = await import('./lib.ts');
+// Loaded after the environment above is set: config.ts reads BENCH_RUN_ID and the service URLs.
+const [{ BENCH_DIR, RESULTS_DIR, ROOT }, { dropRunDatabases }, { clearRedisPrefix }, { machineInfo }, { round }] = await Promise.all([
+  import('./config.ts'),
+  import('./postgres.ts'),
+  import('./redis.ts'),
+  import('./results.ts'),
+  import('./stats.ts'),
+]);
 
 /** The whole suite stays under 15 minutes: budgets are cut to what is left. */
 const SUITE_BUDGET_S = Number(process.env.BENCH_BUDGET_SECONDS ?? 14 * 60 + 30);

@@ -5,7 +5,8 @@
  * `mergeStrategy: merge`. Every request is sent at its planned time whatever happened to the
  * previous one, and its latency is measured from that planned time (no coordinated omission).
  */
-import { serveRequests, summarize, round } from './lib.ts';
+import { serveRequests } from './workers.ts';
+import { round, summarize } from './stats.ts';
 import { RawHttpPool } from './rawHttp.ts';
 import { BANK, stepAnswers } from './fixtures.ts';
 

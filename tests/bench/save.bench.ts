@@ -11,37 +11,17 @@
 import type { ChildProcess } from 'node:child_process';
 import { BANK, insertEditors, type Editor } from './fixtures.ts';
 
-import {
-  CpuSampler,
-  cpuDisturbance,
-  QUICK,
-  ask,
-  clearRedisPrefix,
-  createDatabase,
-  forkWorker,
-  lastErrorLine,
-  log,
-  secondsLeft,
-  nextMessage,
-  pg,
-  postgresPidsOf,
-  PgWaitSampler,
-  redisPrefix,
-  type PgActivity,
-  round,
-  roundSummary,
-  runBenchmark,
-  serverEnv,
-  sleep,
-  startServer,
-  stopChild,
-  summarize,
-  wallMs,
-  waitForQuiet,
-  type BenchResult,
-  type CpuWindow,
-  type Summary,
-} from './lib.ts';
+import { cpuDisturbance, CpuSampler, waitForQuiet, type CpuWindow } from './cpu.ts';
+import { QUICK } from './config.ts';
+import { ask, forkWorker, lastErrorLine, nextMessage, stopChild } from './workers.ts';
+import { clearRedisPrefix, redisPrefix } from './redis.ts';
+import { createDatabase, pg } from './postgres.ts';
+import { log, runBenchmark, type BenchResult } from './results.ts';
+import { secondsLeft, sleep, wallMs } from './time.ts';
+import { PgWaitSampler, postgresPidsOf, type PgActivity } from './pgActivity.ts';
+import { round, roundSummary, summarize, type Summary } from './stats.ts';
+import { serverEnv } from './servers.ts';
+import { startServerProcess } from '../../server/src/testing/serverProcess.ts';
 
 const LEVELS = (process.env.BENCH_SAVE_LEVELS ?? '1000,3000,5000').split(',').map(Number);
 const EDITORS = Math.max(...LEVELS);
@@ -74,7 +54,7 @@ interface GeneratorResult {
   sendLag: Summary;
 }
 
-export interface LevelResult {
+interface LevelResult {
   target: 'app' | 'floor';
   editors: number;
   periodMs: number;
@@ -311,9 +291,9 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
   const generators: ChildProcess[] = [];
   const cleanups: (() => Promise<void>)[] = [];
   let floor: ChildProcess | undefined;
-  let server: Awaited<ReturnType<typeof startServer>> | undefined;
+  let server: Awaited<ReturnType<typeof startServerProcess>> | undefined;
   try {
-    server = await startServer(serverEnv(database.url, prefix));
+    server = await startServerProcess(serverEnv(database.url, prefix));
     const pool = new pg.Pool({ connectionString: database.url, max: 4 });
     const fixtureStarted = performance.now();
     const { editors } = await insertEditors(pool, {

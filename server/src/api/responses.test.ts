@@ -46,8 +46,10 @@ import { startTestServer, type TestServer } from '../testing/testServer.ts';
 import { signInAll } from '../testing/signIn.ts';
 import { HttpClient } from '../testing/httpClient.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
-import { connectRealtime, type RealtimeClient } from '../../../tests/support/realtime.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, planPath, stepAt, stepPath } from './steps/steps.testkit.ts';
+import { connectRealtime, type RealtimeClient } from '../testing/realtime.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
+import { formIdOf, planPath, stepPath } from '../testing/plans.ts';
+import { stepAt } from '../testing/bundledBank.ts';
 
 const YEAR = currentSchoolYear();
 const PREVIOUS_YEAR = previousSchoolYear(YEAR);

@@ -13,36 +13,15 @@ import * as Y from 'yjs';
 import { eq } from 'drizzle-orm';
 import { collabDocumentName, currentSchoolYear, previousSchoolYear, readAnswers, writeAnswers, type StepAnswers } from '@csp/shared';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
-import { signIn, signInAll } from '../testing/signIn.ts';
+import { signIn, signInAll, sessionToken } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { collabDocuments } from '../storage/schema.ts';
 import type { CollabServer } from './collabServer.ts';
-import { waitFor } from '../../../tests/support/wait.ts';
-import {
-  answersOfState,
-  expectRefused,
-  openLiveClient,
-  rowsOf,
-  sessionToken,
-  sorted,
-  tableRow,
-  textOf,
-  waitForConvergence,
-  type LiveClient,
-} from '../../../tests/support/collab.ts';
-import {
-  HARBOR,
-  PRINCIPAL_HARBOR,
-  SUPERADMIN,
-  autosave,
-  createPlan,
-  formIdOf,
-  readStep,
-  shareWith,
-  stepOf,
-  stepPath,
-  whoAmI,
-} from '../../../tests/support/plans.ts';
+import { waitFor } from '../testing/wait.ts';
+import { answersOfState, expectRefused, openLiveClient, rowsOf, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from '../testing/collab.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
+import { autosave, createPlan, formIdOf, readStep, shareWith, stepPath, whoAmI } from '../testing/plans.ts';
+import { stepOf } from '../testing/bundledBank.ts';
 
 const STEP = 'attendancePlan';
 const { step } = stepOf(STEP);
@@ -147,7 +126,7 @@ describe('co-editing converges', () => {
     expect(saveB.status, JSON.stringify(saveB.body)).toBe(200);
     expect(saveB.body.conflicts).toBeUndefined();
     const stored = await readStep(admin, formId, STEP);
-    expect(stored.data).toEqual(converged);
+    expect(stored.stepData.data).toEqual(converged);
     expect(stored.revisionCount).toBeGreaterThan(revisionCount);
   });
 
@@ -200,7 +179,7 @@ describe('co-editing converges', () => {
     const { revisionCount } = await readStep(principal, formId, STEP);
     const save = await autosave(principal, formId, STEP, a.doc, revisionCount);
     expect(save.status, JSON.stringify(save.body)).toBe(200);
-    expect((await readStep(principal, formId, STEP)).data).toEqual(converged);
+    expect((await readStep(principal, formId, STEP)).stepData.data).toEqual(converged);
   });
 
   it("a REST save by a user who is not connected appears in connected clients' documents", async () => {
@@ -328,23 +307,23 @@ describe('access on connect', () => {
     viewer.destroy();
     const stored = await waitForUnloaded(harborFormId, stepKey);
     expect(stored).toEqual({ cell_exceptions: 'Medical needs only.', cell_pouchProcess: 'Pouches at homeroom.' });
-    expect((await readStep(principal, harborFormId, stepKey)).data).toEqual({});
+    expect((await readStep(principal, harborFormId, stepKey)).stepData.data).toEqual({});
   });
 
   it('an archived-year plan connects read-only for its principal, seeded from its stored answers', async () => {
     const archivedFormId = await formIdOf(principal, HARBOR, previousSchoolYear(currentSchoolYear()));
     const stored = await readStep(principal, archivedFormId, STEP);
-    expect(Object.keys(stored.data).length).toBeGreaterThan(0);
+    expect(Object.keys(stored.stepData.data).length).toBeGreaterThan(0);
     const client = await live(principal, archivedFormId, STEP, 'principal (archived)');
     expect(client.scope()).toBe('readonly');
-    expect(sorted(client.answers())).toEqual(sorted(stored.data));
+    expect(sorted(client.answers())).toEqual(sorted(stored.stepData.data));
 
     writeAnswers(client.doc, step, { att_barriers: 'ARCHIVED EDIT' });
     await waitFor('the server to refuse the update', () => client.syncAcks.includes(false));
-    expect(sorted(readAnswers(serverDocument(archivedFormId, STEP)!))).toEqual(sorted(stored.data));
+    expect(sorted(readAnswers(serverDocument(archivedFormId, STEP)!))).toEqual(sorted(stored.stepData.data));
     client.destroy();
     expect(JSON.stringify(await waitForUnloaded(archivedFormId, STEP))).not.toContain('ARCHIVED EDIT');
-    expect((await readStep(principal, archivedFormId, STEP)).data).toEqual(stored.data);
+    expect((await readStep(principal, archivedFormId, STEP)).stepData.data).toEqual(stored.stepData.data);
   });
 });
 

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import type { Question } from '@csp/shared';
 import { asciiFileName, buildPlanExport, exportFileName, formatAnswer, formatDateTime, type ExportInput } from './planExport.ts';
-import { BLANK_QUESTIONS, HIDDEN_MARKER, LONG_QUESTION, fullPlan, longAnswer, LONG_ANSWER_LENGTH } from './fullPlan.testkit.ts';
+import { BLANK_QUESTIONS, HIDDEN_MARKER, LONG_QUESTION, fullPlan, longAnswer, LONG_ANSWER_LENGTH } from '../testing/fullPlan.ts';
 
 const question = (type: Question['type'], extra: Partial<Question> = {}): Question => ({
   id: 'q_one',

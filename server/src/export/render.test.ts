@@ -10,8 +10,8 @@ import { TABLE_MAX_COLUMNS, TABLE_MAX_ROWS, TEXT_ANSWER_MAX_LENGTH, type StepAns
 import { buildPlanExport, type ExportInput } from './planExport.ts';
 import { renderPlanPdf } from './pdf.ts';
 import { renderPlanDocx } from './docx.ts';
-import { comparable, expectContent, expectedContent, readPdf, unzipDocx, wordText } from './exportChecks.testkit.ts';
-import { SAMPLES, fullPlan } from './fullPlan.testkit.ts';
+import { comparable, expectContent, expectedContent, readPdf, unzipDocx, wordText } from '../testing/exportChecks.ts';
+import { SAMPLES, fullPlan } from '../testing/fullPlan.ts';
 
 const FORM_ID = 'c0ffee'.repeat(4);
 

@@ -4,10 +4,11 @@ import type { Redis } from 'ioredis';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
 import { startOwnRedis, type OwnRedis } from '../testing/ownRedis.ts';
 import { HttpClient } from '../testing/httpClient.ts';
-import { signIn } from '../testing/signIn.ts';
+import { clientWithToken, signIn } from '../testing/signIn.ts';
+import { waitFor } from '../testing/wait.ts';
 import { RedisStore, createRedisClient } from '../kv/redis.ts';
 import { createLogger } from '../logger.ts';
-import { createSession, SESSION_COOKIE } from '../auth/sessions.ts';
+import { createSession } from '../auth/sessions.ts';
 import { plans, users } from '../storage/schema.ts';
 import { newId } from '../storage/ids.ts';
 import { AppError } from '../errors.ts';
@@ -15,15 +16,6 @@ import { statusOf } from './errors.ts';
 import { LIMITS, RateLimits, type LimitName } from './rateLimits.ts';
 
 const logger = createLogger('silent');
-
-/** Waits for a condition (a state change, not a duration): fails with `what` after 15 s. */
-async function until(what: string, condition: () => boolean | Promise<boolean>): Promise<void> {
-  const deadline = Date.now() + 15_000;
-  while (!(await condition())) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((resolve) => setTimeout(resolve, 20));
-  }
-}
 
 const clientOf = (store: RedisStore): Redis => {
   const client = store.client;
@@ -227,7 +219,7 @@ describe('rate limits in Redis', () => {
     stores.push(a!, b!);
     for (const store of [a!, b!]) {
       const client = clientOf(store);
-      await until('redis client ready', () => client.status === 'ready');
+      await waitFor('redis client ready', () => client.status === 'ready');
     }
     const limitsA = new RateLimits(a!, { isProduction: true, logger });
     const limitsB = new RateLimits(b!, { isProduction: true, logger });
@@ -266,9 +258,7 @@ describe('rate limits with Redis down', () => {
   async function superAdminClient(server: TestServer): Promise<HttpClient> {
     const [superadmin] = await server.services.storage.db.select().from(users).where(eq(users.email, 'superadmin@example.org'));
     const { token } = await createSession(server.services, superadmin!.id);
-    const client = new HttpClient(server.url);
-    client.cookies.set(SESSION_COOKIE, token);
-    return client;
+    return clientWithToken(server, token);
   }
 
   beforeAll(async () => {
@@ -290,7 +280,7 @@ describe('rate limits with Redis down', () => {
     developmentClient = await superAdminClient(developmentServer);
 
     const clients = [...stores, ...servers.map((server) => server.services.kv as RedisStore)].map(clientOf);
-    await until('every redis client ready', () => clients.every((client) => client.status === 'ready'));
+    await waitFor('every redis client ready', () => clients.every((client) => client.status === 'ready'));
     // While Redis is up, everything works.
     expect(await production.consume('users', 'before')).toEqual({});
     expect(await development.consume('users', 'before')).toEqual({});
@@ -305,7 +295,7 @@ describe('rate limits with Redis down', () => {
     expect(before.status, `a production create while Redis is up: ${JSON.stringify(before.body)}`).toBeLessThan(300);
 
     await redis.kill();
-    await until('every redis client to notice', () => clients.every((client) => client.status !== 'ready'));
+    await waitFor('every redis client to notice', () => clients.every((client) => client.status !== 'ready'));
   });
 
   afterAll(async () => {

@@ -3,13 +3,12 @@ import { randomBytes } from 'node:crypto';
 import { MemoryStore } from './memory.ts';
 import { RedisStore, createRedisClient } from './redis.ts';
 import type { KeyValueStore } from './store.ts';
+import { pause } from '../testing/wait.ts';
 
 const stores: [string, () => KeyValueStore][] = [['memory', () => new MemoryStore()]];
 if (process.env.REDIS_URL) {
   stores.push(['redis', () => new RedisStore(createRedisClient(process.env.REDIS_URL!, `csp-test-${randomBytes(4).toString('hex')}:`))]);
 }
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe.each(stores)('%s key-value store', (_kind, open) => {
   const store = open();
@@ -24,7 +23,7 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     expect(b!.ttlMs).toBeGreaterThan(0);
     expect(b!.ttlMs).toBeLessThanOrEqual(60);
     expect(missing).toBeNull();
-    await sleep(120);
+    await pause(120);
     expect(await store.get('b')).toBeNull();
     await store.delete('a');
     expect(await store.get('a')).toBeNull();
@@ -58,21 +57,21 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     await store.claim('lock:4', 'alice', 'x', 80);
     expect(await store.extend('lock:4', 'bob', 5000)).toBe(false);
     expect(await store.extend('lock:4', 'alice', 5000)).toBe(true);
-    await sleep(150);
+    await pause(150);
     expect(await store.get('lock:4')).toBe('alice\nx');
     expect(await store.extend('lock:missing', 'alice', 5000)).toBe(false);
   });
 
   it('lets a claim lapse after its TTL', async () => {
     await store.claim('lock:3', 'alice', 'x', 60);
-    await sleep(120);
+    await pause(120);
     expect((await store.claim('lock:3', 'bob', 'y', 1000)).acquired).toBe(true);
   });
 
   it('counts atomically within a window set by the first increment', async () => {
     const counts = await Promise.all(Array.from({ length: 25 }, () => store.increment('count:1', 200)));
     expect(counts.sort((a, b) => a - b)).toEqual(Array.from({ length: 25 }, (_, i) => i + 1));
-    await sleep(260);
+    await pause(260);
     expect(await store.increment('count:1', 200)).toBe(1);
   });
 
@@ -80,7 +79,7 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     await store.hashSet('presence:1', 'a@x', 'A', 60);
     await store.hashSet('presence:1', 'b@x', 'B', 5000);
     expect(await store.hashGetAll('presence:1')).toEqual({ 'a@x': 'A', 'b@x': 'B' });
-    await sleep(120);
+    await pause(120);
     expect(await store.hashGetAll('presence:1')).toEqual({ 'b@x': 'B' });
     await store.hashDelete('presence:1', 'b@x');
     expect(await store.hashGetAll('presence:1')).toEqual({});
@@ -95,7 +94,7 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     await store.hashSetMany([]);
     expect(await store.hashGetAll('presence:2')).toEqual({ 'a@x': 'A', 'b@x': 'B' });
     expect(await store.hashGetAll('presence:3')).toEqual({ 'c@x': 'C' });
-    await sleep(120);
+    await pause(120);
     expect(await store.hashGetAll('presence:2')).toEqual({ 'b@x': 'B' });
   });
 });

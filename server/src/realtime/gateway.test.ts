@@ -7,15 +7,15 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
-import { signIn, signInAll } from '../testing/signIn.ts';
+import { signIn, signInAll, sessionToken } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { plans, sessions } from '../storage/schema.ts';
 import { SESSION_COOKIE, sessionIdOf } from '../auth/sessions.ts';
 import { stepLockKey } from '../domain/plans/stepLocks.ts';
-import { waitFor } from '../../../tests/support/wait.ts';
-import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../../../tests/support/realtime.ts';
-import { sessionToken } from '../../../tests/support/collab.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, createPlan, formIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../../../tests/support/plans.ts';
+import { waitFor } from '../testing/wait.ts';
+import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../testing/realtime.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
+import { createPlan, formIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../testing/plans.ts';
 
 const STEP = 'attendancePlan';
 

@@ -8,9 +8,9 @@ import { planShares, planSteps, plans, schoolYearSettings, users } from '../stor
 import { ensureBundledBank } from '../domain/questionBank/ensureBundledBank.ts';
 import { planAccess } from '../policy/plans.ts';
 import { startTestServer } from '../testing/testServer.ts';
-import { signInAll } from '../testing/signIn.ts';
-import { waitFor } from '../../../tests/support/wait.ts';
-import { openLiveClient, sessionToken, type LiveClient } from '../../../tests/support/collab.ts';
+import { signInAll, sessionToken } from '../testing/signIn.ts';
+import { waitFor } from '../testing/wait.ts';
+import { openLiveClient, type LiveClient } from '../testing/collab.ts';
 import { isDatabaseEmpty, seedDemoDistrict } from './demoDistrict.ts';
 
 let storage: Storage;

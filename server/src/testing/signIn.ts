@@ -1,4 +1,5 @@
 import { HttpClient } from './httpClient.ts';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
 
 const isRedirect = (status: number) => status >= 300 && status < 400;
 
@@ -59,4 +60,18 @@ export async function signInAll<const Emails extends readonly string[]>(
   emails: Emails,
 ): Promise<{ -readonly [K in keyof Emails]: HttpClient }> {
   return (await Promise.all(emails.map((email) => signIn(baseUrl, email)))) as { -readonly [K in keyof Emails]: HttpClient };
+}
+
+/** The session token a signed-in client holds (its session cookie). */
+export function sessionToken(client: HttpClient): string {
+  const token = client.cookies.get(SESSION_COOKIE);
+  if (!token) throw new Error('the client has no session cookie');
+  return token;
+}
+
+/** A fresh client of `server` (its own address) that presents only this session token. */
+export function clientWithToken(server: { url: string }, token: string): HttpClient {
+  const client = new HttpClient(server.url);
+  client.cookies.set(SESSION_COOKIE, token);
+  return client;
 }

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import pg from 'pg';
 import { openStorage, type Storage } from '../storage/database.ts';
+import { createScratchDatabase } from './postgres.ts';
 
 /**
  * With DATABASE_URL (the real PostgreSQL), each test server gets a database of its own on that
@@ -9,15 +9,8 @@ import { openStorage, type Storage } from '../storage/database.ts';
 export async function createTestDatabase(): Promise<{ databaseUrl: string | undefined; dataDir: string; drop(): Promise<void> }> {
   const base = process.env.DATABASE_URL;
   if (!base) return { databaseUrl: undefined, dataDir: 'memory://', drop: async () => {} };
-  const url = new URL(base);
-  const name = `${url.pathname.slice(1) || 'test'}_t${randomBytes(5).toString('hex')}`;
-  await withAdmin(base, (client) => client.query(`create database "${name}"`));
-  url.pathname = `/${name}`;
-  return {
-    databaseUrl: url.toString(),
-    dataDir: 'memory://',
-    drop: () => withAdmin(base, (client) => client.query(`drop database if exists "${name}" with (force)`)).then(() => {}),
-  };
+  const database = await createScratchDatabase(base, `${new URL(base).pathname.slice(1) || 'test'}_t${randomBytes(5).toString('hex')}`);
+  return { databaseUrl: database.url, dataDir: 'memory://', drop: database.drop };
 }
 
 /** Storage on a test database of its own (as above), migrated; closing it also drops the database. */
@@ -31,14 +24,4 @@ export async function openTestStorage(): Promise<Storage> {
       await database.drop();
     },
   };
-}
-
-async function withAdmin<T>(url: string, run: (client: pg.Client) => Promise<T>): Promise<T> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await run(client);
-  } finally {
-    await client.end();
-  }
 }

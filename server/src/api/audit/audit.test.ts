@@ -14,25 +14,13 @@ import { HttpClient } from '../../testing/httpClient.ts';
 import { auditLogs } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { auditLogCsv, csvCell } from '../../domain/audit/auditLogCsv.ts';
-import { parseCsv } from '../../../../tests/support/csv.ts';
+import { parseCsv } from '../../testing/csv.ts';
+import { auditCsvRow } from '../../testing/audit.ts';
 
 let server: TestServer;
 let admin: HttpClient;
 let principal: HttpClient;
 const db = () => server.services.storage.db;
-
-/** What the export must hold for one record of the list route. */
-const csvRowOf = (log: AuditRecord) => [
-  log.createdAt,
-  log.actorEmail ?? '',
-  log.actorId ?? '',
-  log.action,
-  log.targetType,
-  log.targetId ?? '',
-  JSON.stringify(log.summary),
-  log.ip ?? '',
-  log._id,
-];
 
 /** Every record of a filter, read page by page through the list route. */
 async function listAll(filter: Record<string, string>, limit = 7): Promise<AuditRecord[]> {
@@ -105,7 +93,7 @@ describe('GET /api/admin/audit-logs/export.csv', () => {
     const [header, ...rows] = parseCsv(text.slice(1), { whole: true });
     expect(header).toEqual([...AUDIT_CSV_COLUMNS]);
     const neutralised = (cell: string) => (/^[=+\-@\t\r]/.test(cell) ? `'${cell}` : cell);
-    expect(rows).toEqual(expected.map((log) => csvRowOf(log).map(neutralised)));
+    expect(rows).toEqual(expected.map((log) => auditCsvRow(log).map(neutralised)));
 
     const awkward = rows.find((row) => row[4] === 'plan')!;
     expect(awkward[1]).toBe(NASTY_EMAIL);
@@ -125,7 +113,7 @@ describe('GET /api/admin/audit-logs/export.csv', () => {
       expect(status).toBe(200);
       const rows = parseCsv(text.slice(1), { whole: true }).slice(1);
       expect(rows, JSON.stringify(filter)).toHaveLength(count);
-      expect(rows).toEqual((await listAll(filter)).map((log) => csvRowOf(log).map((cell) => (/^[=+\-@]/.test(cell) ? `'${cell}` : cell))));
+      expect(rows).toEqual((await listAll(filter)).map((log) => auditCsvRow(log).map((cell) => (/^[=+\-@]/.test(cell) ? `'${cell}` : cell))));
     }
   });
 

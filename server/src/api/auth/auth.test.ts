@@ -4,7 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { and, count, eq, inArray } from 'drizzle-orm';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
-import { flowToCallback } from '../../testing/signIn.ts';
+import { flowToCallback, clientWithToken } from '../../testing/signIn.ts';
 import { SESSION_COOKIE, SESSION_MAX_AGE_MS, validateSessionToken, validateSessionTokens } from '../../auth/sessions.ts';
 import { auditLogs, sessions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
@@ -67,13 +67,6 @@ function tokenOf(client: HttpClient): string {
   const token = client.cookies.get(SESSION_COOKIE);
   if (!token) throw new Error('client holds no session cookie');
   return token;
-}
-
-/** A fresh client (its own address) that presents only this session token. */
-function clientWithToken(server: TestServer, token: string): HttpClient {
-  const client = new HttpClient(server.url);
-  client.cookies.set(SESSION_COOKIE, token);
-  return client;
 }
 
 let userSeq = 0;

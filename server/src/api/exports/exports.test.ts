@@ -23,7 +23,7 @@ import {
   SAMPLES,
   fullPlan,
   type FullPlan,
-} from '../../export/fullPlan.testkit.ts';
+} from '../../testing/fullPlan.ts';
 import {
   comparable,
   expectContent,
@@ -34,7 +34,7 @@ import {
   unzipDocx,
   wordText,
   type ExpectedStep,
-} from '../../export/exportChecks.testkit.ts';
+} from '../../testing/exportChecks.ts';
 
 const HARBOR = 'Harbor View Academy';
 const YEAR = currentSchoolYear();

@@ -16,7 +16,7 @@ import { HttpClient } from '../../testing/httpClient.ts';
 import { clientErrors, collabDocuments, planSteps, plans, sessions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { yearFiguresSchema } from '@csp/shared/api/reports';
-import { parseCsv } from '../../../../tests/support/csv.ts';
+import { parseCsv } from '../../testing/csv.ts';
 
 const CURRENT = currentSchoolYear();
 const REPORT_YEAR = '2801-2802';

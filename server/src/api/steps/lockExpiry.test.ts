@@ -6,15 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN, formIdOf, planPath, readStep, saveBody, sleep, stepPath, stepRow, userIdOf, lockOf } from './steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../../testing/demoNames.ts';
+import { lockOf, formIdOf, planPath, readStep, saveBody, stepPath, stepRow, whoAmI } from '../../testing/plans.ts';
+import { pause, waitFor } from '../../testing/wait.ts';
 
 /** Polls (bounded) until the step's lock is gone; the TTL is the only thing that can free it here. */
-async function waitForLockGone(client: HttpClient, formId: string, stepNumber: number, limitMs = 15_000): Promise<void> {
-  const deadline = Date.now() + limitMs;
-  while (await lockOf(client, formId, stepNumber)) {
-    if (Date.now() > deadline) throw new Error(`lock on step ${stepNumber} still held after ${limitMs} ms`);
-    await sleep(150);
-  }
+async function waitForLockGone(client: HttpClient, formId: string, stepNumber: number): Promise<void> {
+  await waitFor(`the lock on step ${stepNumber} to lapse`, async () => !(await lockOf(client, formId, stepNumber)), { intervalMs: 150 });
 }
 
 describe('step lock expiry (STEP_LOCK_TTL_SECONDS=2)', () => {
@@ -28,7 +26,7 @@ describe('step lock expiry (STEP_LOCK_TTL_SECONDS=2)', () => {
   beforeAll(async () => {
     server = await startTestServer({ STEP_LOCK_TTL_SECONDS: '2' });
     [principal, admin] = await Promise.all([signIn(server.url, PRINCIPAL_HARBOR), signIn(server.url, SUPERADMIN)]);
-    principalUser = await userIdOf(principal);
+    principalUser = await whoAmI(principal);
     formId = await formIdOf(principal, HARBOR);
   });
   afterAll(() => server?.stop());
@@ -68,7 +66,7 @@ describe('step lock expiry (STEP_LOCK_TTL_SECONDS=2)', () => {
       while (Date.now() - lockedAt < 2 * TTL_MS) {
         const response = await refresh(principal, formId);
         expect(response.status).toBe(200);
-        await sleep(200);
+        await pause(200);
       }
       const kept = (await lockOf(admin, formId, 6))!;
       expect(kept).toBeDefined();
@@ -82,7 +80,7 @@ describe('step lock expiry (STEP_LOCK_TTL_SECONDS=2)', () => {
       const stoppedAt = Date.now();
       while (Date.now() - stoppedAt < 500) {
         await refresh(admin, formId);
-        await sleep(100);
+        await pause(100);
       }
       await waitForLockGone(admin, formId, 6);
       expect((await admin.put(stepPath(formId, 6), saveBody({ att_coordinatorName: 'by admin' }))).status).toBe(200);

@@ -6,22 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import {
-  HARBOR,
-  PRINCIPAL_HARBOR,
-  RIVERSIDE,
-  SUPERADMIN,
-  formIdOf,
-  planPath,
-  readStep,
-  saveBody,
-  stepPath,
-  stepRow,
-  userIdOf,
-  lockOf,
-  locksOf,
-  STEP_CAST,
-} from './steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, RIVERSIDE, STEP_CAST, SUPERADMIN } from '../../testing/demoNames.ts';
+import { lockOf, locksOf, formIdOf, planPath, readStep, saveBody, stepPath, stepRow, whoAmI } from '../../testing/plans.ts';
 
 describe('step locks (default 300 s TTL)', () => {
   let server: TestServer;
@@ -38,8 +24,8 @@ describe('step locks (default 300 s TTL)', () => {
   beforeAll(async () => {
     server = await startTestServer();
     [principal, principalTab2, admin, coordinator, teacher, otherPrincipal] = await signInAll(server.url, STEP_CAST);
-    principalUser = await userIdOf(principal);
-    adminUser = await userIdOf(admin);
+    principalUser = await whoAmI(principal);
+    adminUser = await whoAmI(admin);
     formId = await formIdOf(principal, HARBOR);
   });
   afterAll(() => server?.stop());

@@ -6,7 +6,9 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import { HARBOR, PRINCIPAL_HARBOR, PRINCIPAL_RIVERSIDE, RIVERSIDE, STEP_CAST, SUPERADMIN, formIdOf, planPath, sleep, userIdOf } from './steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, PRINCIPAL_RIVERSIDE, RIVERSIDE, STEP_CAST, SUPERADMIN } from '../../testing/demoNames.ts';
+import { formIdOf, planPath, whoAmI } from '../../testing/plans.ts';
+import { pause } from '../../testing/wait.ts';
 
 interface EditorView {
   userId: string;
@@ -46,7 +48,7 @@ describe('presence', () => {
   });
 
   it('a heartbeat lists the editor with userId, name, email, stepKey and lastSeen', async () => {
-    const me = await userIdOf(tab1);
+    const me = await whoAmI(tab1);
     const response = await register(tab1, { stepKey: 'attendancePlan' });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.success).toBe(true);
@@ -60,7 +62,7 @@ describe('presence', () => {
 
   it('registering twice, or from a second tab, keeps one entry per e-mail (the latest step)', async () => {
     const first = (await editorsOf(tab1))[0]!;
-    await sleep(5);
+    await pause(5);
     expect((await register(tab1, { stepKey: 'attendancePlan' })).status).toBe(200);
     let editors = await editorsOf(tab2);
     expect(editors).toHaveLength(1);

@@ -10,24 +10,10 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { planSteps } from '../../storage/schema.ts';
-import {
-  HARBOR,
-  PRINCIPAL_HARBOR,
-  SUPERADMIN,
-  YEAR,
-  createPlan,
-  formIdOf,
-  planPath,
-  question,
-  questionsOfType,
-  readStep,
-  saveBody,
-  sleep,
-  stepAt,
-  stepPath,
-  stepRow,
-  validAnswer,
-} from './steps.testkit.ts';
+import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../../testing/demoNames.ts';
+import { createPlan, formIdOf, planPath, readStep, saveBody, stepPath, stepRow, YEAR } from '../../testing/plans.ts';
+import { question, questionsOfType, stepAt, validAnswer } from '../../testing/bundledBank.ts';
+import { pause } from '../../testing/wait.ts';
 
 let server: TestServer;
 let admin: HttpClient;
@@ -141,7 +127,7 @@ async function staleScenario(seedY = false) {
   expect(loadedByA.revisionCount).toBe(1);
   expect(loadedByA.lastUpdated).not.toBeNull();
   // B's write must carry a later timestamp than A's base.
-  await sleep(5);
+  await pause(5);
   const loadedByB = await readStep(b, formId, STEP);
   const saveB = await b.put(
     stepPath(formId, STEP),
@@ -276,7 +262,7 @@ describe('dirty-only writes', () => {
     const afterFirst = (await stepRow(server, formId, STEP_KEY))!;
 
     // The same data again: 200, no new revision, no new timestamp, no new field revisions.
-    await sleep(5);
+    await pause(5);
     const again = await tab1.put(stepPath(formId, STEP), saveBody({ [X]: 'x1', [Y]: 'y1', att_hasCommittee: false, att_outreachMethod: 'email' }));
     expect(again.status).toBe(200);
     expect(again.body.revisionCount).toBe(1);

@@ -8,9 +8,10 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn, signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 
-import { HARBOR, RIVERSIDE, auditRecords, forwardedAddresses, freshEmail, insertUser } from './users.testkit.ts';
+import { HARBOR, RIVERSIDE } from '../../testing/demoNames.ts';
+import { auditRecords } from '../../testing/audit.ts';
+import { findUserByEmail, freshEmail, insertUser } from '../../testing/users.ts';
 import type { UserRow } from '../../storage/rows.ts';
-import { findUserByEmail } from '../../testing/users.ts';
 
 let server: TestServer;
 let admin: HttpClient;
@@ -51,6 +52,9 @@ async function recordsWrittenBy(run: () => Promise<unknown>) {
   await run();
   return (await auditRecords(server)).filter((r) => !before.has(r.id));
 }
+
+/** The addresses of a client's X-Forwarded-For: the server records one of them. */
+const forwardedAddresses = (forwardedFor: string) => forwardedFor.split(',').map((part) => part.trim());
 
 function expectActor(log: AuditLog, client: HttpClient, actor: UserRow) {
   expect(log.actorId).toBe(actor.id);

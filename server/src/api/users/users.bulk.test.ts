@@ -7,9 +7,9 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn, signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 
-import { DISTRICT, HARBOR, RIVERSIDE, allUsers, freshEmail, insertUser, userById } from './users.testkit.ts';
+import { DISTRICT, HARBOR, RIVERSIDE } from '../../testing/demoNames.ts';
+import { allUsers, findUserByEmail, freshEmail, insertUser, userById } from '../../testing/users.ts';
 import type { UserRow } from '../../storage/rows.ts';
-import { findUserByEmail } from '../../testing/users.ts';
 
 let server: TestServer;
 let admin: HttpClient;

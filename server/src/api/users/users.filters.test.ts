@@ -9,8 +9,8 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { users } from '../../storage/schema.ts';
-import { DISTRICT, HARBOR, RIVERSIDE, freshEmail, insertUser } from './users.testkit.ts';
-import { findUserByEmail } from '../../testing/users.ts';
+import { DISTRICT, HARBOR, RIVERSIDE } from '../../testing/demoNames.ts';
+import { findUserByEmail, freshEmail, insertUser } from '../../testing/users.ts';
 
 let server: TestServer;
 let admin: HttpClient;

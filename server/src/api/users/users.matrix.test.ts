@@ -8,9 +8,9 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 
-import { DISTRICT, HARBOR, RIVERSIDE, freshEmail, insertUser, userById } from './users.testkit.ts';
+import { DISTRICT, HARBOR, RIVERSIDE } from '../../testing/demoNames.ts';
+import { findUserByEmail, freshEmail, insertUser, userById } from '../../testing/users.ts';
 import type { UserRow } from '../../storage/rows.ts';
-import { findUserByEmail } from '../../testing/users.ts';
 
 /** Callers: no session, or a demo user of each level (levels 1 to 4 at Harbor, 5 at the District Office). */
 type Caller = 'none' | 'L1' | 'L2' | 'L3' | 'L4' | 'L5';

@@ -9,8 +9,8 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn, signInAll, signInFlow } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { users } from '../../storage/schema.ts';
-import { DISTRICT, HARBOR, RIVERSIDE, allUsers, freshEmail, insertUser, userById } from './users.testkit.ts';
-import { findUserByEmail } from '../../testing/users.ts';
+import { DISTRICT, HARBOR, RIVERSIDE } from '../../testing/demoNames.ts';
+import { allUsers, findUserByEmail, freshEmail, insertUser, userById } from '../../testing/users.ts';
 
 // Writes are limited per user (users-write 30/min): they are spread over the three signed-in callers.
 let server: TestServer;

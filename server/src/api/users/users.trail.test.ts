@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
-import { HARBOR, insertUser } from './users.testkit.ts';
+import { HARBOR } from '../../testing/demoNames.ts';
+import { insertUser } from '../../testing/users.ts';
 
 let server: TestServer;
 let admin: HttpClient;

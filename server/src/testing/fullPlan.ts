@@ -27,12 +27,12 @@ export const LONG_QUESTION = 'att_strategy';
 export const LONG_TABLE_QUESTION = 'sp_crisisTeam';
 export const LONG_TABLE_ROWS = 40;
 /** A table answered with 12 columns (answers may carry up to 20): the PDF shrinks its font. */
-export const WIDE_TABLE_QUESTION = 'sp_responderSchedule';
-export const WIDE_TABLE_COLUMNS = 12;
+const WIDE_TABLE_QUESTION = 'sp_responderSchedule';
+const WIDE_TABLE_COLUMNS = 12;
 /** Left unanswered: each must print as a blank line. */
 export const BLANK_QUESTIONS = ['sh_posterLocations', 'rfa_incidentData', 'csl_goalReviewDate', 'cai_liaisonTeam'] as const;
 /** Gates answered so the questions after them are hidden, though they hold answers. */
-export const CLOSED_GATES: Record<string, Answer> = { cai_hasFosterStudents: false, asp_offersPrograms: false };
+const CLOSED_GATES: Record<string, Answer> = { cai_hasFosterStudents: false, asp_offersPrograms: false };
 /** Stored in every hidden question's answer: must never appear in an export. */
 export const HIDDEN_MARKER = 'HIDDENANSWERMARKER';
 

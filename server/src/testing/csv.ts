@@ -1,4 +1,4 @@
-import { expect } from 'vitest';
+import assert from 'node:assert/strict';
 
 /**
  * RFC 4180 records: quoted fields may hold commas, quotes (doubled) and line breaks; records end
@@ -31,8 +31,8 @@ export function parseCsv(text: string, { whole = false } = {}): string[][] {
     } else field += char;
   }
   if (whole) {
-    expect(field, 'the text ends with a complete record').toBe('');
-    expect(record).toEqual([]);
+    assert.equal(field, '', 'the text ends with a complete record');
+    assert.deepEqual(record, [], 'the text ends with a complete record');
   }
   if (field !== '' || record.length > 0) {
     record.push(field);

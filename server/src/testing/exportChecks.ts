@@ -2,14 +2,14 @@
  * Reads export files for real in tests: PDFs with poppler's pdfinfo, pdffonts and pdftotext
  * (Debian package poppler-utils), DOCX files by unzipping their XML, and LibreOffice (Debian
  * package libreoffice-writer-nogui) to show a DOCX opens. A missing tool fails the test with the
- * package to install; nothing is skipped.
+ * package to install; nothing is skipped. Checks throw node:assert errors (no test runner needed).
  */
+import assert from 'node:assert/strict';
 import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { unzipSync, strFromU8 } from 'fflate';
-import { expect } from 'vitest';
 import { visibleQuestions, type Answer, type Question, type QuestionBank, type StepAnswers, type TableAnswer } from '@csp/shared';
 
 /** Fails with the Debian package to install when a command is not on PATH. */
@@ -47,17 +47,17 @@ export interface PdfReport {
  */
 export function readPdf(pdf: Buffer): PdfReport {
   requireTool('pdftotext', 'poppler-utils');
-  expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
+  assert.equal(pdf.subarray(0, 5).toString('latin1'), '%PDF-', 'not a PDF');
   return withTempFile('export.pdf', pdf, (file) => {
     const info = spawnSync('pdfinfo', [file], { encoding: 'utf8' });
-    expect(info.status, info.stderr).toBe(0);
-    expect(info.stderr, 'pdfinfo reports errors').toBe('');
+    assert.equal(info.status, 0, `pdfinfo failed: ${info.stderr}`);
+    assert.equal(info.stderr, '', 'pdfinfo reports errors');
     const fonts = spawnSync('pdffonts', [file], { encoding: 'utf8' });
-    expect(fonts.status, fonts.stderr).toBe(0);
+    assert.equal(fonts.status, 0, `pdffonts failed: ${fonts.stderr}`);
     const extract = (...args: string[]) => {
       const result = spawnSync('pdftotext', ['-enc', 'UTF-8', ...args, file, '-'], { encoding: 'utf8', maxBuffer: 64 * 1024 * 1024 });
-      expect(result.status, result.stderr).toBe(0);
-      expect(result.stderr, 'pdftotext reports errors').toBe('');
+      assert.equal(result.status, 0, `pdftotext failed: ${result.stderr}`);
+      assert.equal(result.stderr, '', 'pdftotext reports errors');
       return result.stdout;
     };
     return {
@@ -72,12 +72,11 @@ export function readPdf(pdf: Buffer): PdfReport {
 
 /** A DOCX's files (it must be a valid zip holding word/document.xml). */
 export function unzipDocx(docx: Buffer): Record<string, string> {
-  expect(docx.subarray(0, 2).toString('latin1')).toBe('PK');
+  assert.equal(docx.subarray(0, 2).toString('latin1'), 'PK', 'not a zip file');
   const files = unzipSync(new Uint8Array(docx));
   const xml: Record<string, string> = {};
   for (const [name, data] of Object.entries(files)) if (name.endsWith('.xml') || name.endsWith('.rels')) xml[name] = strFromU8(data);
-  expect(Object.keys(xml)).toContain('word/document.xml');
-  expect(Object.keys(xml)).toContain('[Content_Types].xml');
+  for (const name of ['word/document.xml', '[Content_Types].xml']) assert.ok(name in xml, `the DOCX holds no ${name} (it has ${Object.keys(xml).join(', ')})`);
   return xml;
 }
 
@@ -120,8 +119,8 @@ export async function libreOfficeToPdf(docx: Buffer): Promise<Buffer> {
       child.on('close', (code) => resolve({ code, output }));
     });
     const pdf = path.join(dir, 'export.pdf');
-    expect(code, `soffice failed: ${output}`).toBe(0);
-    expect(existsSync(pdf), `LibreOffice wrote no PDF: ${output}`).toBe(true);
+    assert.equal(code, 0, `soffice failed: ${output}`);
+    assert.ok(existsSync(pdf), `LibreOffice wrote no PDF: ${output}`);
     return readFileSync(pdf);
   } finally {
     rmSync(dir, { recursive: true, force: true });
@@ -196,7 +195,7 @@ export function expectContent(extracted: string, steps: ExpectedStep[], options:
   let cursor = 0;
   const find = (needle: string, what: string) => {
     const at = text.indexOf(norm(needle), cursor);
-    expect(at, `${what} not found in order: ${needle.slice(0, 120)}`).toBeGreaterThanOrEqual(0);
+    assert.ok(at >= 0, `${what} not found in order: ${needle.slice(0, 120)}`);
     return at;
   };
   const flat: { step: ExpectedStep; question: ExpectedQuestion | null }[] = steps.flatMap((step) => [
@@ -214,20 +213,23 @@ export function expectContent(extracted: string, steps: ExpectedStep[], options:
     const next = flat[i + 1];
     const nextText = next ? (next.question ? next.question.label : next.step.heading) : null;
     const end = nextText ? text.indexOf(norm(nextText), start) : text.length;
-    expect(end, `what follows ${question.id} not found`).toBeGreaterThanOrEqual(start);
+    assert.ok(end >= start, `what follows ${question.id} not found`);
     const body = text.slice(start, end).trim();
     switch (question.answer.kind) {
       case 'blank':
-        expect(body, `${question.id} is unanswered and must print blank`).toBe('');
+        assert.equal(body, '', `${question.id} is unanswered and must print blank, but prints: ${body.slice(0, 300)}`);
         break;
       case 'text':
-        expect(body, `answer to ${question.id}`).toContain(norm(question.answer.text));
+        assert.ok(
+          body.includes(norm(question.answer.text)),
+          `answer to ${question.id}: ${norm(question.answer.text).slice(0, 300)} not in: ${body.slice(0, 600)}`,
+        );
         break;
       case 'table':
         for (const cell of [...question.answer.headers, ...question.answer.rows.flat()]) {
           const wanted = norm(cell);
           const found = body.includes(wanted) || (rawCompact !== null && rawCompact.includes(wanted.replace(/ /g, '')));
-          expect(found, `table cell of ${question.id}: ${cell}`).toBe(true);
+          assert.ok(found, `table cell of ${question.id}: ${cell}`);
         }
         break;
     }

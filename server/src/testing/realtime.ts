@@ -3,7 +3,7 @@
  * session cookie in the handshake headers (Node can send them), recording every event received.
  */
 import { io, type Socket } from 'socket.io-client';
-import { SESSION_COOKIE } from '../../server/src/auth/sessions.ts';
+import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { waitFor, type WaitOptions } from './wait.ts';
 
 export interface ReceivedEvent {

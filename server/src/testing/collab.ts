@@ -7,8 +7,6 @@
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import * as Y from 'yjs';
 import { ANSWERS_MAP, collabDocumentName, readAnswers, type StepAnswers } from '@csp/shared';
-import { SESSION_COOKIE } from '../../server/src/auth/sessions.ts';
-import type { HttpClient } from '../../server/src/testing/httpClient.ts';
 import { waitFor } from './wait.ts';
 
 /** Hocuspocus message types (the wire protocol of @hocuspocus/provider 4). */
@@ -38,12 +36,6 @@ export interface LiveClient {
   /** Resolves when the server has acknowledged every local update sent so far. */
   settled(): Promise<void>;
   destroy(): void;
-}
-
-export function sessionToken(client: HttpClient): string {
-  const token = client.cookies.get(SESSION_COOKIE);
-  if (!token) throw new Error('the client has no session cookie');
-  return token;
 }
 
 interface OpenOptions {
@@ -145,7 +137,7 @@ export async function openLiveClient(baseUrl: string, token: string, formId: str
   return client;
 }
 
-export class RefusedError extends Error {
+class RefusedError extends Error {
   readonly reason: string;
   constructor(reason: string) {
     super(`collaboration connection refused: ${reason}`);
@@ -195,7 +187,7 @@ export function answersOfState(state: Uint8Array): StepAnswers {
 }
 
 /** Same Y.js content: equal state vectors and equal answers. */
-export function sameContent(a: Y.Doc, b: Y.Doc): boolean {
+function sameContent(a: Y.Doc, b: Y.Doc): boolean {
   return (
     Buffer.from(Y.encodeStateVector(a)).equals(Buffer.from(Y.encodeStateVector(b))) &&
     JSON.stringify(sorted(readAnswers(a))) === JSON.stringify(sorted(readAnswers(b)))
