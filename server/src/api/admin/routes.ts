@@ -9,7 +9,18 @@ import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
 import { listPlanShares } from '../../domain/sharing/listPlanShares.ts';
 import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
 import { setLiveOverride } from '../../domain/sharing/setLiveOverride.ts';
-import { liveSchema, type LiveResponse, rolloverQuerySchema, rolloverSchema, shareQuerySchema, shareSchema, unshareSchema } from '@csp/shared/api/admin';
+import {
+  liveSchema,
+  rolloverQuerySchema,
+  rolloverSchema,
+  shareQuerySchema,
+  shareSchema,
+  unshareSchema,
+  type LiveResponse,
+  type PlanShares,
+  type ShareResponse,
+  type UnshareResponse,
+} from '@csp/shared/api/admin';
 import { rolloverDistrict, rolloverProgressKey, rolloverResultKey, type RolloverProgress } from '../../domain/plans/rolloverDistrict.ts';
 
 export function adminRoutes(services: Services): Router {
@@ -20,7 +31,7 @@ export function adminRoutes(services: Services): Router {
     const input = parse(shareSchema, ctx.request.body);
     const context = await loadPlan(services, auth.actor, input.formId);
     const userIds = await sharePlanWithUsers(services, { auth, ip: ctx.ip }, context, input);
-    ctx.body = { success: true, formId: input.formId, userIds, permissions: input.permissions, sections: input.sections };
+    ctx.body = { success: true, formId: input.formId, userIds, permissions: input.permissions, sections: input.sections } satisfies ShareResponse;
   });
 
   router.get('/forms/share', async (ctx) => {
@@ -28,14 +39,14 @@ export function adminRoutes(services: Services): Router {
     const { formId } = parse(shareQuerySchema, ctx.query);
     const context = await loadPlan(services, actor, formId);
     if (!canSharePlan(actor, context.plan)) throw forbidden();
-    ctx.body = { shares: await listPlanShares(services.storage.db, formId) };
+    ctx.body = { shares: await listPlanShares(services.storage.db, formId) } satisfies PlanShares;
   });
 
   router.delete('/forms/share', async (ctx) => {
     const auth = authOf(ctx);
     const { formId, userIds } = parse(unshareSchema, ctx.request.body);
     const context = await loadPlan(services, auth.actor, formId);
-    ctx.body = { success: true, removed: await unsharePlan(services, { auth, ip: ctx.ip }, context, userIds) };
+    ctx.body = { success: true, removed: await unsharePlan(services, { auth, ip: ctx.ip }, context, userIds) } satisfies UnshareResponse;
   });
 
   router.post('/forms/live', superAdminOnly, async (ctx) => {

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import { Readable } from 'node:stream';
-import { auditActorsQuerySchema, auditFilterSchema, type AuditFilter } from '@csp/shared/api/audit';
+import { auditActorsQuerySchema, auditFilterSchema, type AuditActorList, type AuditFilter } from '@csp/shared/api/audit';
 import type { Services } from '../../services.ts';
 import { authOf, superAdminOnly } from '../../auth/gate.ts';
 import { parse } from '../../http/validate.ts';
@@ -35,7 +35,7 @@ export function auditRoutes(services: Services): Router {
   router.get('/actors', superAdminOnly, async (ctx) => {
     const { q } = parse(auditActorsQuerySchema, ctx.query);
     await services.rateLimits.consume('users', authOf(ctx).user.id);
-    ctx.body = { actors: await searchAuditActors(services.storage.db, q) };
+    ctx.body = { actors: await searchAuditActors(services.storage.db, q) } satisfies AuditActorList;
   });
 
   return router;

@@ -8,7 +8,7 @@ import { SESSION_COOKIE, createSession, invalidateSession } from '../../auth/ses
 import { AppError, unauthenticated } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { presentUser } from '../../presenters/user.ts';
-import { previewBodySchema, signInQuerySchema, signInStateSchema, type Session } from '@csp/shared/api/auth';
+import { previewBodySchema, signInQuerySchema, signInStateSchema, type PreviewResponse, type Session } from '@csp/shared/api/auth';
 import { startRolePreview, stopRolePreview } from '../../domain/auth/rolePreview.ts';
 
 const SIGN_IN_COOKIE = 'csp.sign-in';
@@ -94,13 +94,13 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
   router.post('/preview', async (ctx) => {
     const { userId } = parse(previewBodySchema, ctx.request.body);
     const target = await startRolePreview(services, callerOf(ctx), userId);
-    ctx.body = { success: true, user: presentUser(target), previewing: true };
+    ctx.body = { success: true, user: presentUser(target), previewing: true } satisfies PreviewResponse;
   });
 
   router.delete('/preview', async (ctx) => {
     const caller = callerOf(ctx);
     await stopRolePreview(services, caller);
-    ctx.body = { success: true, user: presentUser(caller.auth.user), previewing: false };
+    ctx.body = { success: true, user: presentUser(caller.auth.user), previewing: false } satisfies PreviewResponse;
   });
 
   return router;

@@ -29,6 +29,7 @@ import {
   transferSchema,
   updateFormSchema,
   type AttestResponse,
+  type CreateFormResponse,
   type DuplicateResponse,
   type PlanList,
   type PlanUpdateResponse,
@@ -60,7 +61,7 @@ export function formsRoutes(services: Services): Router {
     await services.rateLimits.consume('formsCreate', caller.auth.user.id);
     const input = parse(createFormSchema, ctx.request.body);
     const formId = await createPlan(services, caller, input);
-    ctx.body = { success: true, formId, message: `Plan created for ${input.schoolName} (${input.schoolYear})` };
+    ctx.body = { success: true, formId, message: `Plan created for ${input.schoolName} (${input.schoolYear})` } satisfies CreateFormResponse;
   });
 
   // Static paths before /:id.

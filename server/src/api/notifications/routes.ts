@@ -4,7 +4,7 @@ import { authOf } from '../../auth/gate.ts';
 import { parse } from '../../http/validate.ts';
 import { presentNotification } from '../../presenters/comment.ts';
 import { listNotifications, markNotificationRead } from '../../domain/notifications/userNotifications.ts';
-import { markNotificationReadSchema, type NotificationList } from '@csp/shared/api/notifications';
+import { markNotificationReadSchema, type MarkNotificationReadResponse, type NotificationList } from '@csp/shared/api/notifications';
 
 /** Review pings for the signed-in user; read state is stored. */
 export function notificationsRoutes(services: Services): Router {
@@ -18,7 +18,7 @@ export function notificationsRoutes(services: Services): Router {
   router.post('/', async (ctx) => {
     const { notificationId } = parse(markNotificationReadSchema, ctx.request.body);
     const row = await markNotificationRead(services, authOf(ctx).actor, notificationId);
-    ctx.body = { success: true, notification: presentNotification(row) };
+    ctx.body = { success: true, notification: presentNotification(row) } satisfies MarkNotificationReadResponse;
   });
 
   return router;

@@ -1,6 +1,6 @@
 import Router from '@koa/router';
 import type { Services } from '../../services.ts';
-import { clientErrorSchema } from '@csp/shared/api/public';
+import { clientErrorSchema, type ClientErrorResponse } from '@csp/shared/api/public';
 import { parse } from '../../http/validate.ts';
 import { recordClientError } from '../../domain/system/recordClientError.ts';
 import { districtOverview } from '../../domain/district/districtOverview.ts';
@@ -17,7 +17,7 @@ export function publicRoutes(services: Services): Router {
     await services.rateLimits.consume('clientErrors', ctx.ip);
     const report = parse(clientErrorSchema, ctx.request.body);
     const id = await recordClientError(services, report, { ip: ctx.ip, userAgent: ctx.get('user-agent') });
-    ctx.body = { success: true, id };
+    ctx.body = { success: true, id } satisfies ClientErrorResponse;
   });
 
   return router;

@@ -8,7 +8,14 @@ import { setUpNextYear } from '../../domain/schoolYears/setUpNextYear.ts';
 import { updateYearSettings } from '../../domain/schoolYears/updateYearSettings.ts';
 import { deleteYearSettings } from '../../domain/schoolYears/deleteYearSettings.ts';
 import { listSchoolYears } from '../../domain/schoolYears/listSchoolYears.ts';
-import { deleteYearSchema, nextYearSchema, updateYearSchema, yearQuerySchema } from '@csp/shared/api/schoolYears';
+import {
+  deleteYearSchema,
+  nextYearSchema,
+  updateYearSchema,
+  yearQuerySchema,
+  type DeleteYearResponse,
+  type YearSettingsResponse,
+} from '@csp/shared/api/schoolYears';
 
 export function schoolYearRoutes(services: Services): Router {
   const router = new Router({ prefix: '/school-year' });
@@ -28,21 +35,21 @@ export function schoolYearRoutes(services: Services): Router {
     const caller = callerOf(ctx);
     const { fromYear } = parse(nextYearSchema, ctx.request.body);
     const created = await setUpNextYear(services, caller, fromYear);
-    ctx.body = { success: true, settings: await readYearSettings(services, created.schoolYear) };
+    ctx.body = { success: true, settings: await readYearSettings(services, created.schoolYear) } satisfies YearSettingsResponse;
   });
 
   router.put('/', superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const { schoolYear, ...changes } = parse(updateYearSchema, ctx.request.body);
     await updateYearSettings(services, caller, schoolYear, changes);
-    ctx.body = { success: true, settings: await readYearSettings(services, schoolYear) };
+    ctx.body = { success: true, settings: await readYearSettings(services, schoolYear) } satisfies YearSettingsResponse;
   });
 
   router.delete('/', superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const { schoolYear } = parse(deleteYearSchema, ctx.request.body);
     await deleteYearSettings(services, caller, schoolYear);
-    ctx.body = { success: true, schoolYear };
+    ctx.body = { success: true, schoolYear } satisfies DeleteYearResponse;
   });
 
   return router;

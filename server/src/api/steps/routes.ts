@@ -12,7 +12,14 @@ import { listStepLocks, refreshStepLock, releaseStepLock } from '../../domain/pl
 import { listPresence, registerPresence } from '../../domain/plans/presence.ts';
 import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
 import { presentStepResponse } from '../../presenters/plan.ts';
-import { registerEditorSchema, stepSaveSchema, type EditorsResponse, type LocksResponse } from '@csp/shared/api/forms';
+import {
+  registerEditorSchema,
+  stepSaveSchema,
+  type EditorsResponse,
+  type LocksResponse,
+  type RegisterEditorResponse,
+  type UnlockResponse,
+} from '@csp/shared/api/forms';
 
 export function stepsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/forms/:id' });
@@ -58,7 +65,7 @@ export function stepsRoutes(services: Services): Router {
     const released = await releaseStepLock(kv, context.plan.id, step.key, actor.id);
     if (released && held) services.events.lockChanged(context.plan.id, 'released', held);
     if (!released && held && held.lockedBy.userId !== actor.id) throw forbidden('Only the lock holder can release this lock');
-    ctx.body = { success: true, released };
+    ctx.body = { success: true, released } satisfies UnlockResponse;
   });
 
   router.get('/locks', async (ctx) => {
@@ -89,7 +96,7 @@ export function stepsRoutes(services: Services): Router {
     const editor = await registerPresence(kv, context.plan.id, actor, stepKey);
     const editors = await listPresence(kv, context.plan.id);
     services.events.toPlan(context.plan.id, 'presence', { editors });
-    ctx.body = { success: true, editor, editors };
+    ctx.body = { success: true, editor, editors } satisfies RegisterEditorResponse;
   });
 
   return router;

@@ -28,9 +28,13 @@ import {
   permissionsSchema,
   userAuditQuerySchema,
   updateUserSchema,
+  type BulkResponse,
+  type ImportResponse,
   type UserList,
+  type UserWriteResponse,
   type UserSchools,
 } from '@csp/shared/api/users';
+import type { AuditLogList } from '@csp/shared/api/audit';
 
 export function usersRoutes(services: Services): Router {
   const router = new Router({ prefix: '/users' });
@@ -63,13 +67,13 @@ export function usersRoutes(services: Services): Router {
   router.post('/create', async (ctx) => {
     const caller = await admin(ctx, 'usersCreate');
     const user = await createUser(services, caller, parse(createUserSchema, ctx.request.body));
-    ctx.body = { success: true, user: presentUser(user) };
+    ctx.body = { success: true, user: presentUser(user) } satisfies UserWriteResponse;
   });
 
   router.put('/', async (ctx) => {
     const caller = await admin(ctx, 'usersWrite');
     const { userId, ...changes } = parse(updateUserSchema, ctx.request.body);
-    ctx.body = { success: true, user: presentUser(await updateUser(services, caller, userId, changes)) };
+    ctx.body = { success: true, user: presentUser(await updateUser(services, caller, userId, changes)) } satisfies UserWriteResponse;
   });
 
   router.delete('/', async (ctx) => {
@@ -83,7 +87,7 @@ export function usersRoutes(services: Services): Router {
     const caller = await admin(ctx, 'usersBulk');
     const { userIds, action } = parse(bulkActionSchema, ctx.request.body);
     const results = await applyBulkAction(services, caller, userIds, action);
-    ctx.body = { success: true, action, results, applied: results.filter((r) => r.success).length };
+    ctx.body = { success: true, action, results, applied: results.filter((r) => r.success).length } satisfies BulkResponse;
   });
 
   router.post('/bulk-import', async (ctx) => {
@@ -91,14 +95,14 @@ export function usersRoutes(services: Services): Router {
     const { users } = parse(bulkImportSchema, ctx.request.body);
     const results = await importUsers(services, caller, users);
     const count = (status: string) => results.filter((r) => r.status === status).length;
-    ctx.body = { success: true, results, created: count('created'), updated: count('updated'), errors: count('error') };
+    ctx.body = { success: true, results, created: count('created'), updated: count('updated'), errors: count('error') } satisfies ImportResponse;
   });
 
   router.put('/:id/permissions', async (ctx) => {
     const caller = await admin(ctx, 'usersWrite');
     const userId = pathId(ctx.params.id, 'User not found');
     const { permissions } = parse(permissionsSchema, ctx.request.body);
-    ctx.body = { success: true, user: presentUser(await setUserPermissions(services, caller, userId, permissions)) };
+    ctx.body = { success: true, user: presentUser(await setUserPermissions(services, caller, userId, permissions)) } satisfies UserWriteResponse;
   });
 
   router.get('/:id/audit', async (ctx) => {
@@ -106,14 +110,14 @@ export function usersRoutes(services: Services): Router {
     const userId = pathId(ctx.params.id, 'User not found');
     const query = parse(userAuditQuerySchema, ctx.query);
     const { rows, total } = await userAuditTrail(services, userId, query);
-    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit };
+    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit } satisfies AuditLogList;
   });
 
   router.get('/audit-logs', async (ctx) => {
     await admin(ctx, 'users', 5);
     const query = parse(auditLogQuerySchema, ctx.query);
     const { rows, total } = await queryAuditLog(services.storage.db, query);
-    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit };
+    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit } satisfies AuditLogList;
   });
 
   return router;
