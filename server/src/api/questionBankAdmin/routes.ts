@@ -1,3 +1,4 @@
+import { z } from 'zod';
 import Router from '@koa/router';
 import { eq } from 'drizzle-orm';
 import { randomBytes } from 'node:crypto';
@@ -15,6 +16,9 @@ import {
   activeSchema,
   addQuestionSchema,
   addStepSchema,
+  adminBankSchema,
+  adminBankViewSchema,
+  publishResponseSchema,
   publishSchema,
   questionIdParam,
   reorderSchema,
@@ -22,13 +26,47 @@ import {
   updateQuestionSchema,
   updateStepSchema,
 } from '@csp/shared/api/questionBankAdmin';
+import { operations } from '../../http/operation.ts';
+import { successSchema } from '@csp/shared/api/common';
+
+const operation = operations('Question bank administration', {
+  view: { summary: 'The published bank, the draft, their differences and every version', responses: { 200: adminBankViewSchema } },
+  updateQuestion: {
+    summary: 'Change a question of the draft',
+    params: z.object({ questionId: questionIdParam }),
+    body: updateQuestionSchema,
+    responses: { 200: adminBankSchema },
+  },
+  addQuestion: { summary: 'Add a question to the draft', body: addQuestionSchema, responses: { 200: adminBankSchema } },
+  setQuestionActive: {
+    summary: 'Activate or deactivate a question of the draft',
+    params: z.object({ questionId: questionIdParam }),
+    body: activeSchema,
+    responses: { 200: adminBankSchema },
+  },
+  addStep: { summary: 'Add a step to the draft', body: addStepSchema, responses: { 200: adminBankSchema } },
+  updateStep: {
+    summary: 'Change a step’s title or intro in the draft',
+    params: z.object({ stepKey: stepKeyParam }),
+    body: updateStepSchema,
+    responses: { 200: adminBankSchema },
+  },
+  reorderStep: {
+    summary: 'Reorder a step’s questions in the draft',
+    params: z.object({ stepKey: stepKeyParam }),
+    body: reorderSchema,
+    responses: { 200: adminBankSchema },
+  },
+  discardDraft: { summary: 'Discard the draft', responses: { 200: successSchema } },
+  publish: { summary: 'Publish the draft as the next version', body: publishSchema, responses: { 200: publishResponseSchema } },
+});
 
 /** Super Admin editing of the question bank: a draft is edited, then published as the next version. */
 export function questionBankAdminRoutes(services: Services): Router {
   const router = new Router({ prefix: '/admin/question-bank' });
   const db = services.storage.db;
 
-  router.get('/', superAdminOnly, async (ctx) => {
+  router.get('/', operation.view, superAdminOnly, async (ctx) => {
     const rows = await db.select().from(questionBankVersions);
     const published = rows.find((row) => row.status === 'published');
     const draft = rows.find((row) => row.status === 'draft');
@@ -43,7 +81,7 @@ export function questionBankAdminRoutes(services: Services): Router {
     };
   });
 
-  router.put('/questions/:questionId', superAdminOnly, async (ctx) => {
+  router.put('/questions/:questionId', operation.updateQuestion, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const questionId = parse(questionIdParam, ctx.params.questionId, 'Invalid question id');
     const changes = parse(updateQuestionSchema, ctx.request.body);
@@ -58,7 +96,7 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.post('/questions', superAdminOnly, async (ctx) => {
+  router.post('/questions', operation.addQuestion, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const { stepKey, position, question } = parse(addQuestionSchema, ctx.request.body);
     // A new id, never reused: answers of removed questions keep theirs.
@@ -70,7 +108,7 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.post('/questions/:questionId/active', superAdminOnly, async (ctx) => {
+  router.post('/questions/:questionId/active', operation.setQuestionActive, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const questionId = parse(questionIdParam, ctx.params.questionId, 'Invalid question id');
     const { active } = parse(activeSchema, ctx.request.body);
@@ -82,7 +120,7 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.post('/steps', superAdminOnly, async (ctx) => {
+  router.post('/steps', operation.addStep, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const { key, title, intro, position } = parse(addStepSchema, ctx.request.body);
     ctx.body = await editDraftBank(services, caller, 'step.add', (steps) => {
@@ -92,7 +130,7 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.put('/steps/:stepKey', superAdminOnly, async (ctx) => {
+  router.put('/steps/:stepKey', operation.updateStep, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const stepKey = parse(stepKeyParam, ctx.params.stepKey, 'Invalid step key');
     const changes = parse(updateStepSchema, ctx.request.body);
@@ -104,7 +142,7 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.put('/steps/:stepKey/order', superAdminOnly, async (ctx) => {
+  router.put('/steps/:stepKey/order', operation.reorderStep, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const stepKey = parse(stepKeyParam, ctx.params.stepKey, 'Invalid step key');
     const { questionIds } = parse(reorderSchema, ctx.request.body);
@@ -119,7 +157,7 @@ export function questionBankAdminRoutes(services: Services): Router {
     });
   });
 
-  router.delete('/draft', superAdminOnly, async (ctx) => {
+  router.delete('/draft', operation.discardDraft, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     await db.transaction(async (tx) => {
       const removed = await tx
@@ -131,7 +169,7 @@ export function questionBankAdminRoutes(services: Services): Router {
     ctx.body = { success: true };
   });
 
-  router.post('/publish', superAdminOnly, async (ctx) => {
+  router.post('/publish', operation.publish, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const { schoolYear } = parse(publishSchema, ctx.request.body);
     ctx.body = { success: true, ...(await publishDraftBank(services, caller, schoolYear)) };
