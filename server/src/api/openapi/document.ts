@@ -54,12 +54,13 @@ export function openApiDocument(router: Router): OpenApiDocument {
     if (methods.length === 0) continue;
     const path = String(layer.path);
     const operation = operationOf(layer);
-    if (!operation) throw new Error(`${methods.join(', ')} ${path} declares no operation()`);
+    if (!operation) throw new Error(`${methods.join(', ')} ${path} declares no operation (http/operation.ts)`);
     const pathParams = layer.paramNames.map((key) => String(key.name));
     for (const method of methods) {
       const pathItem = (paths[templateOf(path)] ??= {});
       pathItem[method.toLowerCase() as 'get'] = operationObject(operation, {
         pathParams,
+        // The gate lets every /api/auth/ route through; those that need a session answer 401 themselves.
         signedIn: !isPublic(method, path) || 401 in operation.responses,
         superAdminOnly: layer.stack.includes(superAdminOnly),
       });
