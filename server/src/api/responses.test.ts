@@ -3,7 +3,9 @@
  * (shared/src/api/*.ts): for the demo district, every route and realtime event those schemas
  * describe is called or provoked on a real server, parsed with `schema.parse`, and searched for
  * keys the schema does not declare, at any depth. (Zod objects strip unknown keys without a word,
- * so a field the server sends that the schema lacks would otherwise pass unnoticed.)
+ * so a field the server sends that the schema lacks would otherwise pass unnoticed.) Last, every
+ * answer the suite received, sign-ins and errors included, is checked against the OpenAPI document
+ * the server serves, and every operation the document lists must have answered at least once.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -14,6 +16,7 @@ import {
   compareResponseSchema,
   duplicateResponseSchema,
   editorsResponseSchema,
+  emailShareResponseSchema,
   fullPlanSchema,
   lockedErrorSchema,
   locksResponseSchema,
@@ -21,17 +24,28 @@ import {
   planUpdateResponseSchema,
   reviewFlagResponseSchema,
   stepResponseSchema,
+  transferCandidatesSchema,
+  transferResponseSchema,
 } from '@csp/shared/api/forms';
-import { auditLogListSchema } from '@csp/shared/api/audit';
+import { auditActorListSchema, auditLogListSchema } from '@csp/shared/api/audit';
 import { bulkResponseSchema, importResponseSchema, userListSchema, userSchoolsSchema, userWriteResponseSchema } from '@csp/shared/api/users';
-import { sessionSchema } from '@csp/shared/api/auth';
-import { notificationListSchema } from '@csp/shared/api/notifications';
+import { previewResponseSchema, sessionSchema } from '@csp/shared/api/auth';
+import { markNotificationReadResponseSchema, notificationListSchema } from '@csp/shared/api/notifications';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
 import { adminBankSchema, adminBankViewSchema, publishResponseSchema } from '@csp/shared/api/questionBankAdmin';
-import { successSchema } from '@csp/shared/api/common';
-import { yearListSchema, yearSettingsResponseSchema, yearSettingsSchema } from '@csp/shared/api/schoolYears';
-import { rolloverProgressResponseSchema, rolloverResultSchema } from '@csp/shared/api/admin';
-import { publicOverviewSchema } from '@csp/shared/api/public';
+import { errorBodySchema, successSchema } from '@csp/shared/api/common';
+import { deleteYearResponseSchema, yearListSchema, yearSettingsResponseSchema, yearSettingsSchema } from '@csp/shared/api/schoolYears';
+import {
+  liveResponseSchema,
+  planSharesSchema,
+  rolloverProgressResponseSchema,
+  rolloverResultSchema,
+  shareResponseSchema,
+  unshareResponseSchema,
+} from '@csp/shared/api/admin';
+import { clientErrorResponseSchema, publicOverviewSchema } from '@csp/shared/api/public';
+import { adminHealthSchema, healthSchema } from '@csp/shared/api/health';
+import { statusTimelineSchema, yearFiguresSchema } from '@csp/shared/api/reports';
 import {
   commentEventSchema,
   flagEventSchema,
@@ -44,7 +58,8 @@ import {
 } from '@csp/shared/api/realtime';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
 import { signInAll } from '../testing/signIn.ts';
-import { HttpClient } from '../testing/httpClient.ts';
+import { HttpClient, onExchange, type Exchange } from '../testing/httpClient.ts';
+import { OpenApiConformance } from '../testing/openapiConformance.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../testing/realtime.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
@@ -152,6 +167,9 @@ describe('responses and realtime events parse with the shared schemas', () => {
   let observer: RealtimeClient;
   /** The Harbor principal's own socket: the plan's room and the user's notifications. */
   let principalSocket: RealtimeClient;
+  /** Every request of this suite's clients and its answer, for the check against the OpenAPI document. */
+  const exchanges: Exchange[] = [];
+  const stopRecording = onExchange((exchange) => exchanges.push(exchange));
 
   const socketOf = async (client: HttpClient, label: string) => {
     const socket = await connectRealtime(server.url, client.cookies.get(SESSION_COOKIE)!, { label });
@@ -169,6 +187,7 @@ describe('responses and realtime events parse with the shared schemas', () => {
     principalSocket = await socketOf(principal, 'principal');
   });
   afterAll(async () => {
+    stopRecording();
     for (const socket of sockets.splice(0)) socket.close();
     await server?.stop();
   });
@@ -416,5 +435,111 @@ describe('responses and realtime events parse with the shared schemas', () => {
     for (const [index, event] of events.entries()) conforms(rolloverEventSchema, event.payload, `rollover event #${index}`);
 
     conforms(yearSettingsResponseSchema, await ok(admin.post('/api/school-year', { fromYear: TARGET })), 'POST school-year');
+  });
+
+  it('health, system health, the client-error sink and the API reference', async () => {
+    const anonymous = new HttpClient(server.url);
+    conforms(healthSchema, await ok(anonymous.get('/api/health')), 'health');
+    conforms(adminHealthSchema, await ok(admin.get('/api/admin/health')), 'system health');
+    conforms(clientErrorResponseSchema, await ok(anonymous.post('/api/client-errors', { message: 'TypeError: x is undefined' })), 'client error');
+    expect((await ok(anonymous.get('/api/openapi.json'))).openapi).toBe('3.1.0');
+    expect((await anonymous.request('GET', '/api/docs')).status).toBe(200);
+  });
+
+  it('sharing: POST, GET and DELETE /api/admin/forms/share, POST /api/admin/forms/live and the e-mail shares', async () => {
+    const { users } = await ok(admin.get(`/api/users?schoolName=${encodeURIComponent(HARBOR)}&limit=200`));
+    const colleague = users.find((user: { email: string; level: number }) => user.email !== PRINCIPAL_HARBOR && user.level < 4);
+    const shared = conforms(
+      shareResponseSchema,
+      await ok(admin.post('/api/admin/forms/share', { formId, userIds: [colleague._id], permissions: 'view' })),
+      'share',
+    );
+    expect(shared.userIds).toEqual([colleague._id]);
+    const { shares } = conforms(planSharesSchema, await ok(admin.get(`/api/admin/forms/share?formId=${formId}`)), 'shares');
+    expect(shares.map((share) => share.userId)).toContain(colleague._id);
+    conforms(unshareResponseSchema, await ok(admin.delete('/api/admin/forms/share', { formId, userIds: [colleague._id] })), 'unshare');
+    conforms(liveResponseSchema, await ok(admin.post('/api/admin/forms/live', { formId: previousFormId, live: true })), 'live override');
+    await ok(admin.post('/api/admin/forms/live', { formId: previousFormId, live: false }));
+    const { sharedWithEmails } = await ok(admin.get(planPath(formId)));
+    conforms(emailShareResponseSchema, await ok(admin.post(planPath(formId, '/share'), { sharedWithEmails })), 'e-mail shares');
+  });
+
+  it('the copy of last year’s plan: transfer candidates, transfer, DELETE', async () => {
+    const { principals } = conforms(transferCandidatesSchema, await ok(admin.get('/api/forms/transfer-ownership')), 'transfer candidates');
+    const to = principals.find((candidate) => candidate.email !== PRINCIPAL_HARBOR)!;
+    const transferred = conforms(
+      transferResponseSchema,
+      await ok(admin.post('/api/forms/transfer-ownership', { formId: copyId, newOwnerEmail: to.email })),
+      'transfer',
+    );
+    expect(transferred.principalEmail).toBe(to.email);
+    conforms(successSchema, await ok(admin.delete(planPath(copyId))), 'delete plan');
+  });
+
+  it('exports, reports and the audit log’s CSV and actors', async () => {
+    for (const [client, path] of [
+      [principal, planPath(formId, '/export/pdf')],
+      [principal, planPath(formId, '/export/docx')],
+      [admin, `/api/admin/reports/year.csv?schoolYear=${YEAR}`],
+      [admin, '/api/admin/audit-logs/export.csv?action=plan.submit'],
+    ] as const) {
+      const response = await client.request('GET', path);
+      expect(response.status, path).toBe(200);
+      await response.arrayBuffer();
+    }
+    const timeline = conforms(statusTimelineSchema, await ok(admin.get(`/api/admin/reports/timeline?schoolYear=${YEAR}`)), 'timeline');
+    expect(timeline.events.map((event) => event.action)).toContain('plan.submit');
+    conforms(yearFiguresSchema, await ok(admin.get('/api/admin/reports/figures')), 'figures');
+    const { actors } = conforms(auditActorListSchema, await ok(admin.get('/api/admin/audit-logs/actors?q=example')), 'audit actors');
+    expect(actors.map((actor) => actor.actorEmail)).toContain(SUPERADMIN);
+  });
+
+  it('the rest of the writes: a notification read, a year’s settings removed, a step added to the draft, a user deleted', async () => {
+    const inbox = await ok(principal.get('/api/notifications'));
+    const read = conforms(
+      markNotificationReadResponseSchema,
+      await ok(principal.post('/api/notifications', { notificationId: inbox.notifications[0]._id })),
+      'notification read',
+    );
+    expect(read.notification.readAt).not.toBeNull();
+
+    await ok(admin.put('/api/school-year', { schoolYear: '2091-2092', archived: false }));
+    conforms(deleteYearResponseSchema, await ok(admin.delete('/api/school-year', { schoolYear: '2091-2092' })), 'DELETE school-year');
+
+    const bank = conforms(adminBankSchema, await ok(admin.post('/api/admin/question-bank/steps', { key: 'responsesCheck', title: 'Added' })), 'step add');
+    expect(bank.steps.map((step) => step.key)).toContain('responsesCheck');
+    await ok(admin.delete('/api/admin/question-bank/draft'));
+
+    const { user } = await ok(admin.post('/api/users/create', { name: 'Del Etable', email: `delete.${Date.now()}@example.org`, level: 1, schoolName: HARBOR }));
+    conforms(successSchema, await ok(admin.delete('/api/users', { userId: user._id })), 'DELETE user');
+  });
+
+  it('error answers: 400, 401, 403, 404', async () => {
+    for (const [client, method, path, body, status] of [
+      [principal, 'POST', '/api/forms', { schoolName: '' }, 400],
+      [new HttpClient(server.url), 'GET', '/api/forms', undefined, 401],
+      [principal, 'DELETE', '/api/school-year', { schoolYear: EMPTY_YEAR }, 403],
+      [principal, 'GET', planPath('f'.repeat(24)), undefined, 404],
+    ] as const) {
+      conforms(errorBodySchema, await ok(client.json(method, path, body), status), `${method} ${path}`);
+    }
+  });
+
+  it('stopping a preview and signing out', async () => {
+    const stopped = conforms(previewResponseSchema, await ok(previewer.delete('/api/auth/preview', {})), 'stop preview');
+    expect(stopped).toMatchObject({ previewing: false, user: { email: SUPERADMIN } });
+    conforms(successSchema, await ok(previewer.post('/api/auth/signout')), 'sign out');
+    expect((await previewer.get('/api/auth/session')).status).toBe(401);
+  });
+
+  it('every answer above conforms to the OpenAPI document, and every operation it documents answered', async () => {
+    const document = await ok(new HttpClient(server.url).get('/api/openapi.json'));
+    const conformance = new OpenApiConformance(document);
+    const api = exchanges.filter((exchange) => exchange.path.startsWith('/api/'));
+    expect(api.flatMap((exchange) => conformance.problems(exchange))).toEqual([]);
+    const answered = new Set(api.filter((exchange) => exchange.status < 400).map((exchange) => conformance.operationOf(exchange.method, exchange.path)));
+    const documented = Object.entries(document.paths).flatMap(([path, item]) => Object.keys(item as object).map((method) => `${method.toUpperCase()} ${path}`));
+    expect(documented.filter((operation) => !answered.has(operation))).toEqual([]);
+    expect(documented.length).toBeGreaterThan(70);
   });
 });

@@ -25,6 +25,7 @@ import { reportsRoutes } from '../api/reports/routes.ts';
 import { questionBankAdminRoutes } from '../api/questionBankAdmin/routes.ts';
 import { exportRoutes } from '../api/exports/routes.ts';
 import { auditRoutes } from '../api/audit/routes.ts';
+import { openapiRoutes } from '../api/openapi/routes.ts';
 
 export const JSON_BODY_LIMIT = '1mb';
 
@@ -53,6 +54,7 @@ export function apiRouter(services: Services, identity: Identity): Router {
     questionBankAdminRoutes(services),
     exportRoutes(services),
     auditRoutes(services),
+    openapiRoutes(api),
   ];
   for (const routes of resources) api.use(routes.routes());
   return api;

@@ -8,6 +8,33 @@ export function randomClientAddress(): string {
   return `198.51.100.${1 + Math.floor(Math.random() * 250)}, 198.${18 + (octet() % 2)}.${octet()}.${1 + Math.floor(Math.random() * 254)}`;
 }
 
+/** One request and its answer, as a check over a whole suite reads it (responses.test.ts: against the OpenAPI document). */
+export interface Exchange {
+  method: string;
+  /** With the query string. */
+  path: string;
+  requestBody?: unknown;
+  status: number;
+  /** The media type, without parameters (`text/csv`, not `text/csv; charset=utf-8`). */
+  contentType: string;
+  /** Parsed when JSON; otherwise undefined. */
+  body: unknown;
+}
+
+const exchangeListeners = new Set<(exchange: Exchange) => void>();
+
+/** Hands every exchange of every client to `listener` from now on; returns the function that stops it. */
+export function onExchange(listener: (exchange: Exchange) => void): () => void {
+  exchangeListeners.add(listener);
+  return () => exchangeListeners.delete(listener);
+}
+
+async function exchangeOf(method: string, path: string, requestBody: unknown, response: Response): Promise<Exchange> {
+  const contentType = (response.headers.get('content-type') ?? '').split(';')[0]!.trim();
+  const text = contentType === 'application/json' ? await response.clone().text() : '';
+  return { method, path, requestBody, status: response.status, contentType, body: text ? JSON.parse(text) : undefined };
+}
+
 /** A small HTTP client with a cookie jar and same-origin headers, like a browser tab. */
 export class HttpClient {
   readonly cookies = new Map<string, string>();
@@ -46,6 +73,10 @@ export class HttpClient {
     }
     const response = await fetch(new URL(path, this.baseUrl), { method, headers, body, redirect: 'manual' });
     this.storeCookies(response);
+    if (exchangeListeners.size > 0) {
+      const exchange = await exchangeOf(method, path, init.json, response);
+      for (const listener of exchangeListeners) listener(exchange);
+    }
     return response;
   }
 

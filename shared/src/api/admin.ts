@@ -1,6 +1,7 @@
 import { z } from 'zod';
 import { STEP_KEY_PATTERN } from '../steps.ts';
 import { idSchema, schoolYearSchema } from './common.ts';
+import { planShareSchema } from './forms.ts';
 
 export const shareSchema = z.strictObject({
   formId: idSchema,
@@ -18,6 +19,24 @@ export const rolloverSchema = z.strictObject({ sourceYear: schoolYearSchema, tar
 export const rolloverQuerySchema = z.object({ sourceYear: schoolYearSchema, targetYear: schoolYearSchema });
 
 export const liveSchema = z.strictObject({ formId: idSchema, live: z.boolean() });
+
+/** POST /api/admin/forms/share */
+export const shareResponseSchema = z.object({
+  success: z.literal(true),
+  formId: z.string(),
+  userIds: z.array(z.string()),
+  permissions: z.enum(['view', 'edit']),
+  sections: z.array(z.string()),
+});
+export type ShareResponse = z.infer<typeof shareResponseSchema>;
+
+/** GET /api/admin/forms/share: the people a plan is shared with. */
+export const planSharesSchema = z.object({ shares: z.array(planShareSchema) });
+export type PlanShares = z.infer<typeof planSharesSchema>;
+
+/** DELETE /api/admin/forms/share: the ids whose share was removed. */
+export const unshareResponseSchema = z.object({ success: z.literal(true), removed: z.array(z.string()) });
+export type UnshareResponse = z.infer<typeof unshareResponseSchema>;
 
 /** POST /api/admin/forms/live */
 export const liveResponseSchema = z.object({ success: z.literal(true), formId: z.string(), allowEditsWhenArchived: z.boolean() });

@@ -42,6 +42,7 @@ export const auditActorsQuerySchema = z.object({ q: z.string().trim().max(254).d
 export const auditActorSchema = z.object({ actorId: z.string(), actorEmail: z.string(), records: z.number().int() });
 export type AuditActor = z.infer<typeof auditActorSchema>;
 export const auditActorListSchema = z.object({ actors: z.array(auditActorSchema) });
+export type AuditActorList = z.infer<typeof auditActorListSchema>;
 
 /** The columns of the audit-log CSV export, in order. */
 export const AUDIT_CSV_COLUMNS = [

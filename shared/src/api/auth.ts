@@ -28,3 +28,7 @@ export const sessionSchema = z.object({
   expires: z.string(),
 });
 export type Session = z.infer<typeof sessionSchema>;
+
+/** POST and DELETE /api/auth/preview: the user now acting. */
+export const previewResponseSchema = z.object({ success: z.literal(true), user: userSchema, previewing: z.boolean() });
+export type PreviewResponse = z.infer<typeof previewResponseSchema>;

@@ -128,6 +128,10 @@ export const planSummarySchema = z.object({
 });
 export type PlanSummary = z.infer<typeof planSummarySchema>;
 
+/** POST /api/forms */
+export const createFormResponseSchema = z.object({ success: z.literal(true), formId: z.string(), message: z.string() });
+export type CreateFormResponse = z.infer<typeof createFormResponseSchema>;
+
 export const planListSchema = z.object({ forms: z.array(planSummarySchema), total: z.number().int(), page: z.number().int(), limit: z.number().int() });
 export type PlanList = z.infer<typeof planListSchema>;
 
@@ -221,6 +225,12 @@ export const editorSchema = personSchema.extend({ stepKey: z.string().nullable()
 export type Editor = z.infer<typeof editorSchema>;
 export const editorsResponseSchema = z.object({ editors: z.array(editorSchema) });
 export type EditorsResponse = z.infer<typeof editorsResponseSchema>;
+/** POST /api/forms/:id/editors/register: the caller's presence and everyone's. */
+export const registerEditorResponseSchema = z.object({ success: z.literal(true), editor: editorSchema, editors: z.array(editorSchema) });
+export type RegisterEditorResponse = z.infer<typeof registerEditorResponseSchema>;
+/** POST /api/forms/:id/step/:n/unlock: whether the caller's lock was released. */
+export const unlockResponseSchema = z.object({ success: z.literal(true), released: z.boolean() });
+export type UnlockResponse = z.infer<typeof unlockResponseSchema>;
 
 /** 423 from a step save: someone else holds the step lock. */
 export const lockedErrorSchema = z.object({ error: z.string(), lockedBy: personSchema, expiresAt: z.string() });

@@ -14,3 +14,7 @@ export const notificationSchema = z.object({
 export type Notification = z.infer<typeof notificationSchema>;
 export const notificationListSchema = z.object({ notifications: z.array(notificationSchema), unread: z.number().int() });
 export type NotificationList = z.infer<typeof notificationListSchema>;
+
+/** POST /api/notifications: the notification, now read. */
+export const markNotificationReadResponseSchema = z.object({ success: z.literal(true), notification: notificationSchema });
+export type MarkNotificationReadResponse = z.infer<typeof markNotificationReadResponseSchema>;

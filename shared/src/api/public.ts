@@ -11,6 +11,10 @@ export const clientErrorSchema = z.object({
 });
 export type ClientErrorReport = z.infer<typeof clientErrorSchema>;
 
+/** POST /api/client-errors: the stored report's id. */
+export const clientErrorResponseSchema = z.object({ success: z.literal(true), id: z.string() });
+export type ClientErrorResponse = z.infer<typeof clientErrorResponseSchema>;
+
 /** GET /api/public/overview (docs/decisions.md). */
 export const publicOverviewSchema = z.object({
   currentYear: z.string(),

@@ -14,3 +14,21 @@ export const yearFiguresSchema = z.object({
   overdue: z.array(z.object({ stepKey: z.string(), label: z.string(), dueDate: z.string(), plansNotComplete: z.number().int() })),
 });
 export type YearFigures = z.infer<typeof yearFiguresSchema>;
+
+/** GET /api/admin/reports/timeline: plans in each status now, and when each plan of the year was created, submitted and reviewed. */
+export const statusTimelineSchema = z.object({
+  schoolYear: z.string(),
+  statusCounts: z.partialRecord(z.enum(PLAN_STATUSES), z.number().int()),
+  events: z.array(
+    z.object({
+      at: z.string(),
+      action: z.string(),
+      formId: z.string().nullable(),
+      schoolName: z.string(),
+      from: z.string().nullable(),
+      to: z.string(),
+      actorEmail: z.string().nullable(),
+    }),
+  ),
+});
+export type StatusTimeline = z.infer<typeof statusTimelineSchema>;

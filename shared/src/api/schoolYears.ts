@@ -58,6 +58,11 @@ export type YearSettings = z.infer<typeof yearSettingsSchema>;
 
 /** POST and PUT /api/school-year */
 export const yearSettingsResponseSchema = z.object({ success: z.literal(true), settings: yearSettingsSchema });
+export type YearSettingsResponse = z.infer<typeof yearSettingsResponseSchema>;
+
+/** DELETE /api/school-year: the year whose settings were removed. */
+export const deleteYearResponseSchema = z.object({ success: z.literal(true), schoolYear: z.string() });
+export type DeleteYearResponse = z.infer<typeof deleteYearResponseSchema>;
 
 const planCountsSchema = z.object({ total: z.number().int(), unfinished: z.number().int(), liveOverrides: z.number().int() });
 

@@ -114,6 +114,7 @@ export const userAuditQuerySchema = pagingSchema;
 
 /** Answers of the users routes the admin page reads. */
 export const userWriteResponseSchema = z.object({ success: z.literal(true), user: userSchema });
+export type UserWriteResponse = z.infer<typeof userWriteResponseSchema>;
 export const bulkResultSchema = z.object({
   userId: z.string(),
   email: z.string().optional(),
@@ -128,6 +129,7 @@ export const bulkResponseSchema = z.object({
   results: z.array(bulkResultSchema),
   applied: z.number().int(),
 });
+export type BulkResponse = z.infer<typeof bulkResponseSchema>;
 export const importResultSchema = z.object({
   row: z.number().int(),
   email: z.string().nullable(),
@@ -142,3 +144,4 @@ export const importResponseSchema = z.object({
   updated: z.number().int(),
   errors: z.number().int(),
 });
+export type ImportResponse = z.infer<typeof importResponseSchema>;

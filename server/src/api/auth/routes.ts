@@ -8,11 +8,43 @@ import { SESSION_COOKIE, createSession, invalidateSession } from '../../auth/ses
 import { AppError, unauthenticated } from '../../errors.ts';
 import { parse } from '../../http/validate.ts';
 import { presentUser } from '../../presenters/user.ts';
-import { previewBodySchema, signInQuerySchema, signInStateSchema, type Session } from '@csp/shared/api/auth';
+import {
+  previewBodySchema,
+  previewResponseSchema,
+  sessionSchema,
+  signInQuerySchema,
+  signInStateSchema,
+  type PreviewResponse,
+  type Session,
+} from '@csp/shared/api/auth';
 import { startRolePreview, stopRolePreview } from '../../domain/auth/rolePreview.ts';
+import { operations, redirectAnswer } from '../../http/operation.ts';
+import { errorBodySchema, successSchema } from '@csp/shared/api/common';
 
 const SIGN_IN_COOKIE = 'csp.sign-in';
 const SIGN_IN_MAX_AGE_MS = 10 * 60 * 1000;
+
+const operation = operations('Sign-in', {
+  signIn: {
+    summary: 'Start signing in',
+    description: 'A browser navigation: redirects to the identity provider, which returns to `/api/auth/callback`.',
+    query: signInQuerySchema,
+    responses: { 302: redirectAnswer('To the identity provider; to `/login?error=rate-limited` after too many attempts.') },
+  },
+  callback: {
+    summary: 'Finish signing in',
+    description: 'The identity provider redirects here: sets the session cookie and redirects to the `callbackUrl`.',
+    responses: { 302: redirectAnswer('To the `callbackUrl`; to `/login?error=…` when sign-in is refused.') },
+  },
+  signOut: { summary: 'Sign out', responses: { 200: successSchema } },
+  session: {
+    summary: 'The signed-in session',
+    description: 'The acting user: the previewed demo user while previewing.',
+    responses: { 200: sessionSchema, 401: errorBodySchema },
+  },
+  startPreview: { summary: 'Preview the app as a demo user', body: previewBodySchema, responses: { 200: previewResponseSchema, 401: errorBodySchema } },
+  stopPreview: { summary: 'Stop previewing', responses: { 200: previewResponseSchema, 401: errorBodySchema } },
+});
 
 export function authRoutes(services: Services, oidc: OidcClient): Router {
   const { config, rateLimits } = services;
@@ -29,7 +61,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
 
   // Starting a sign-in counts against the auth limit (the sign-in POST of the original flow); a
   // person who hits it lands on the login page with the reason instead of a JSON 429.
-  router.get('/signin', async (ctx) => {
+  router.get('/signin', operation.signIn, async (ctx) => {
     const { callbackUrl } = parse(signInQuerySchema, ctx.query);
     try {
       await rateLimits.consume('auth', ctx.ip);
@@ -50,7 +82,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
     ctx.redirect(request.url.href);
   });
 
-  router.get('/callback', async (ctx) => {
+  router.get('/callback', operation.callback, async (ctx) => {
     const stored = ctx.cookies.get(SIGN_IN_COOKIE, { signed: true });
     ctx.cookies.set(SIGN_IN_COOKIE, null, { path: '/api/auth', signed: true });
     const checks = stored ? signInStateSchema.safeParse(JSON.parse(Buffer.from(stored, 'base64url').toString('utf8'))) : undefined;
@@ -71,7 +103,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
     ctx.redirect(checks.data.callbackUrl);
   });
 
-  router.post('/signout', async (ctx) => {
+  router.post('/signout', operation.signOut, async (ctx) => {
     if (ctx.state.auth) {
       await invalidateSession(services, ctx.state.auth.sessionId);
       services.events.accessChanged({ sessionIds: [ctx.state.auth.sessionId] });
@@ -80,7 +112,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
     ctx.body = { success: true };
   });
 
-  router.get('/session', async (ctx) => {
+  router.get('/session', operation.session, async (ctx) => {
     const auth = ctx.state.auth;
     if (!auth) throw unauthenticated();
     ctx.body = {
@@ -91,16 +123,16 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
     } satisfies Session;
   });
 
-  router.post('/preview', async (ctx) => {
+  router.post('/preview', operation.startPreview, async (ctx) => {
     const { userId } = parse(previewBodySchema, ctx.request.body);
     const target = await startRolePreview(services, callerOf(ctx), userId);
-    ctx.body = { success: true, user: presentUser(target), previewing: true };
+    ctx.body = { success: true, user: presentUser(target), previewing: true } satisfies PreviewResponse;
   });
 
-  router.delete('/preview', async (ctx) => {
+  router.delete('/preview', operation.stopPreview, async (ctx) => {
     const caller = callerOf(ctx);
     await stopRolePreview(services, caller);
-    ctx.body = { success: true, user: presentUser(caller.auth.user), previewing: false };
+    ctx.body = { success: true, user: presentUser(caller.auth.user), previewing: false } satisfies PreviewResponse;
   });
 
   return router;

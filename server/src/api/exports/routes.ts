@@ -7,6 +7,7 @@ import { loadReadablePlan } from '../../domain/plans/loadPlan.ts';
 import { asciiFileName, exportFileName, loadPlanExport, type PlanExport } from '../../export/planExport.ts';
 import { renderPlanPdf } from '../../export/pdf.ts';
 import { renderPlanDocx } from '../../export/docx.ts';
+import { mediaAnswer, operations } from '../../http/operation.ts';
 
 export const EXPORT_FORMATS = {
   pdf: { contentType: 'application/pdf', render: renderPlanPdf },
@@ -14,6 +15,11 @@ export const EXPORT_FORMATS = {
 } as const satisfies Record<string, { contentType: string; render: (plan: PlanExport) => Promise<Buffer> }>;
 
 export type ExportFormat = keyof typeof EXPORT_FORMATS;
+
+const operation = operations('Plan exports', {
+  pdf: { summary: 'A plan as PDF', responses: { 200: mediaAnswer(EXPORT_FORMATS.pdf.contentType, 'The plan (the steps the caller may read).') } },
+  docx: { summary: 'A plan as a Word document', responses: { 200: mediaAnswer(EXPORT_FORMATS.docx.contentType, 'The plan (the steps the caller may read).') } },
+});
 
 /**
  * GET /api/forms/:id/export/pdf and /docx: whoever may read the plan downloads it (a share limited
@@ -37,7 +43,7 @@ export function exportRoutes(services: Services): Router {
     ctx.body = body;
   };
 
-  router.get('/pdf', exportAs('pdf'));
-  router.get('/docx', exportAs('docx'));
+  router.get('/pdf', operation.pdf, exportAs('pdf'));
+  router.get('/docx', operation.docx, exportAs('docx'));
   return router;
 }

@@ -20,29 +20,63 @@ import { comparePlans } from '../../domain/plans/comparePlans.ts';
 import { completedStepsOf, presentFullPlan, presentPlanSummary } from '../../presenters/plan.ts';
 import { compareQuerySchema, duplicateSchema } from '@csp/shared/api/forms';
 import {
+  attestResponseSchema,
   attestSchema,
+  compareResponseSchema,
+  createFormResponseSchema,
   createFormSchema,
+  duplicateResponseSchema,
+  emailShareResponseSchema,
   emailShareSchema,
+  fullPlanSchema,
   listFormsQuerySchema,
+  planListSchema,
+  planUpdateResponseSchema,
+  reviewFlagResponseSchema,
   reviewFlagSchema,
+  transferCandidatesSchema,
+  transferResponseSchema,
   transferSchema,
   updateFormSchema,
   type AttestResponse,
+  type CreateFormResponse,
   type DuplicateResponse,
+  type EmailShareResponse,
   type PlanList,
   type PlanUpdateResponse,
   type ReviewFlagResponse,
-  type EmailShareResponse,
   type TransferCandidates,
   type TransferResponse,
 } from '@csp/shared/api/forms';
 import { authorize } from '../../policy/index.ts';
+import { operations } from '../../http/operation.ts';
+import { successSchema } from '@csp/shared/api/common';
+
+const operation = operations('Plans', {
+  list: { summary: 'List plans', query: listFormsQuerySchema, responses: { 200: planListSchema } },
+  create: { summary: 'Create a plan', body: createFormSchema, responses: { 200: createFormResponseSchema } },
+  transferCandidates: { summary: 'Principals who can receive a plan', responses: { 200: transferCandidatesSchema } },
+  transfer: { summary: 'Transfer a plan to another principal', body: transferSchema, responses: { 200: transferResponseSchema } },
+  read: { summary: 'A plan with its answers, permissions, shares and comments', responses: { 200: fullPlanSchema } },
+  update: { summary: 'Update a plan’s details, submit it or review it', body: updateFormSchema, responses: { 200: planUpdateResponseSchema } },
+  remove: { summary: 'Delete a plan', responses: { 200: successSchema } },
+  attest: { summary: 'Attest a plan', body: attestSchema, responses: { 200: attestResponseSchema } },
+  clearReviewFlag: { summary: 'Mark a flagged answer reviewed', body: reviewFlagSchema, responses: { 200: reviewFlagResponseSchema } },
+  duplicate: {
+    summary: 'Copy a plan to another year',
+    description: 'Fills the empty answers of that year’s plan when the school has one.',
+    body: duplicateSchema,
+    responses: { 200: duplicateResponseSchema },
+  },
+  compare: { summary: 'A plan’s answers beside another year’s', query: compareQuerySchema, responses: { 200: compareResponseSchema } },
+  emailShare: { summary: 'Set the e-mail addresses a plan is shared with', body: emailShareSchema, responses: { 200: emailShareResponseSchema } },
+});
 
 export function formsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/forms' });
   const planFor = (ctx: Context) => loadPlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
 
-  router.get('/', async (ctx) => {
+  router.get('/', operation.list, async (ctx) => {
     const actor = authOf(ctx).actor;
     const query = parse(listFormsQuerySchema, ctx.query);
     const { rows, total } = await listPlans(services, actor, query);
@@ -55,20 +89,20 @@ export function formsRoutes(services: Services): Router {
     ctx.body = { forms, total, page: query.page, limit: query.limit } satisfies PlanList;
   });
 
-  router.post('/', async (ctx) => {
+  router.post('/', operation.create, async (ctx) => {
     const caller = callerOf(ctx);
     await services.rateLimits.consume('formsCreate', caller.auth.user.id);
     const input = parse(createFormSchema, ctx.request.body);
     const formId = await createPlan(services, caller, input);
-    ctx.body = { success: true, formId, message: `Plan created for ${input.schoolName} (${input.schoolYear})` };
+    ctx.body = { success: true, formId, message: `Plan created for ${input.schoolName} (${input.schoolYear})` } satisfies CreateFormResponse;
   });
 
   // Static paths before /:id.
-  router.get('/transfer-ownership', superAdminOnly, async (ctx) => {
+  router.get('/transfer-ownership', operation.transferCandidates, superAdminOnly, async (ctx) => {
     ctx.body = { principals: await transferCandidates(services) } satisfies TransferCandidates;
   });
 
-  router.post('/transfer-ownership', superAdminOnly, async (ctx) => {
+  router.post('/transfer-ownership', operation.transfer, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const { formId, newOwnerEmail } = parse(transferSchema, ctx.request.body);
     const context = await loadPlan(services, caller.auth.actor, formId);
@@ -82,12 +116,12 @@ export function formsRoutes(services: Services): Router {
     } satisfies TransferResponse;
   });
 
-  router.get('/:id', async (ctx) => {
+  router.get('/:id', operation.read, async (ctx) => {
     const context = await loadReadablePlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
     ctx.body = presentFullPlan(await loadFullPlan(services, context));
   });
 
-  router.put('/:id', async (ctx) => {
+  router.put('/:id', operation.update, async (ctx) => {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
     authorize(caller.auth.actor, 'readPlan', context);
@@ -102,20 +136,20 @@ export function formsRoutes(services: Services): Router {
     ctx.body = { success: true, status: plan.status, form: presentPlanSummary(plan, [], context.yearArchived) } satisfies PlanUpdateResponse;
   });
 
-  router.delete('/:id', superAdminOnly, async (ctx) => {
+  router.delete('/:id', operation.remove, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     await deletePlan(services, caller, await planFor(ctx));
     ctx.body = { success: true };
   });
 
-  router.post('/:id/attest', async (ctx) => {
+  router.post('/:id/attest', operation.attest, async (ctx) => {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
     const { name } = parse(attestSchema, ctx.request.body);
     ctx.body = { success: true, attestation: await attestPlan(services, caller, context, name) } satisfies AttestResponse;
   });
 
-  router.post('/:id/review-flag', async (ctx) => {
+  router.post('/:id/review-flag', operation.clearReviewFlag, async (ctx) => {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
     authorize(caller.auth.actor, 'editPlan', context);
@@ -124,7 +158,7 @@ export function formsRoutes(services: Services): Router {
     ctx.body = { success: true, needsUpdate } satisfies ReviewFlagResponse;
   });
 
-  router.post('/:id/duplicate', async (ctx) => {
+  router.post('/:id/duplicate', operation.duplicate, async (ctx) => {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
     const { schoolYear, force } = parse(duplicateSchema, ctx.request.body);
@@ -138,13 +172,13 @@ export function formsRoutes(services: Services): Router {
     } satisfies DuplicateResponse;
   });
 
-  router.get('/:id/compare', async (ctx) => {
+  router.get('/:id/compare', operation.compare, async (ctx) => {
     const context = await loadReadablePlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
     const { compareYear, steps } = parse(compareQuerySchema, ctx.query);
     ctx.body = await comparePlans(services, context, compareYear, steps === 'all');
   });
 
-  router.post('/:id/share', superAdminOnly, async (ctx) => {
+  router.post('/:id/share', operation.emailShare, superAdminOnly, async (ctx) => {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
     const { sharedWithEmails } = parse(emailShareSchema, ctx.request.body);

@@ -12,7 +12,44 @@ import { listStepLocks, refreshStepLock, releaseStepLock } from '../../domain/pl
 import { listPresence, registerPresence } from '../../domain/plans/presence.ts';
 import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
 import { presentStepResponse } from '../../presenters/plan.ts';
-import { registerEditorSchema, stepSaveSchema, type EditorsResponse, type LocksResponse } from '@csp/shared/api/forms';
+import {
+  conflictErrorSchema,
+  editorsResponseSchema,
+  lockedErrorSchema,
+  locksResponseSchema,
+  registerEditorResponseSchema,
+  registerEditorSchema,
+  stepResponseSchema,
+  stepSaveSchema,
+  unlockResponseSchema,
+  type EditorsResponse,
+  type LocksResponse,
+  type RegisterEditorResponse,
+  type UnlockResponse,
+} from '@csp/shared/api/forms';
+import { operations } from '../../http/operation.ts';
+
+const operation = operations('Plan steps', {
+  read: {
+    summary: 'A step’s answers',
+    description: 'Steps are numbered from 1 in the plan’s question bank. Reading keeps the caller’s own lock alive.',
+    responses: { 200: stepResponseSchema },
+  },
+  save: {
+    summary: 'Save a step’s answers',
+    description: 'Takes the step lock. `revisionCount` and `lastUpdated` detect a save in between; `mergeStrategy` says what happens then.',
+    body: stepSaveSchema,
+    responses: { 200: stepResponseSchema, 409: conflictErrorSchema, 423: lockedErrorSchema },
+  },
+  unlock: { summary: 'Release the caller’s step lock', responses: { 200: unlockResponseSchema } },
+  locks: { summary: 'Who holds which step lock', responses: { 200: locksResponseSchema } },
+  editors: { summary: 'Who has the plan open', responses: { 200: editorsResponseSchema } },
+  registerEditor: {
+    summary: 'Report the caller’s presence on the plan (and step)',
+    body: registerEditorSchema,
+    responses: { 200: registerEditorResponseSchema },
+  },
+});
 
 export function stepsRoutes(services: Services): Router {
   const router = new Router({ prefix: '/forms/:id' });
@@ -27,7 +64,7 @@ export function stepsRoutes(services: Services): Router {
     return loadPlanStep(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'), ctx.params.stepNumber);
   }
 
-  router.get('/step/:stepNumber', async (ctx) => {
+  router.get('/step/:stepNumber', operation.read, async (ctx) => {
     const actor = authOf(ctx).actor;
     const { context, step, stepNumber, row } = await planStepFor(ctx);
     authorize(actor, 'readStep', { plan: context, stepKey: step.key });
@@ -36,7 +73,7 @@ export function stepsRoutes(services: Services): Router {
     ctx.body = presentStepResponse(step.key, stepNumber, row);
   });
 
-  router.put('/step/:stepNumber', async (ctx) => {
+  router.put('/step/:stepNumber', operation.save, async (ctx) => {
     const actor = authOf(ctx).actor;
     const { context, step, stepNumber, row } = await planStepFor(ctx);
     const body = parse(stepSaveSchema, ctx.request.body);
@@ -50,7 +87,7 @@ export function stepsRoutes(services: Services): Router {
     ctx.body = presentStepResponse(step.key, stepNumber, result, result);
   });
 
-  router.post('/step/:stepNumber/unlock', async (ctx) => {
+  router.post('/step/:stepNumber/unlock', operation.unlock, async (ctx) => {
     const actor = authOf(ctx).actor;
     const { context, step } = await planStepFor(ctx);
     authorize(actor, 'editStep', { plan: context, stepKey: step.key });
@@ -58,10 +95,10 @@ export function stepsRoutes(services: Services): Router {
     if (held) authorize(actor, 'releaseStepLock', held);
     const released = await releaseStepLock(kv, context.plan.id, step.key, actor.id);
     if (released && held) services.events.lockChanged(context.plan.id, 'released', held);
-    ctx.body = { success: true, released };
+    ctx.body = { success: true, released } satisfies UnlockResponse;
   });
 
-  router.get('/locks', async (ctx) => {
+  router.get('/locks', operation.locks, async (ctx) => {
     const actor = authOf(ctx).actor;
     const context = await planFor(ctx);
     authorize(actor, 'seePresence', context);
@@ -70,14 +107,14 @@ export function stepsRoutes(services: Services): Router {
     ctx.body = { locks: locks.map((lock) => ({ ...lock, isCurrentUser: lock.lockedBy.userId === actor.id })) } satisfies LocksResponse;
   });
 
-  router.get('/editors', async (ctx) => {
+  router.get('/editors', operation.editors, async (ctx) => {
     const actor = authOf(ctx).actor;
     const context = await planFor(ctx);
     authorize(actor, 'seePresence', context);
     ctx.body = { editors: await listPresence(kv, context.plan.id) } satisfies EditorsResponse;
   });
 
-  router.post('/editors/register', async (ctx) => {
+  router.post('/editors/register', operation.registerEditor, async (ctx) => {
     const actor = authOf(ctx).actor;
     const context = await planFor(ctx);
     authorize(actor, 'seePresence', context);
@@ -90,7 +127,7 @@ export function stepsRoutes(services: Services): Router {
     const editor = await registerPresence(kv, context.plan.id, actor, stepKey);
     const editors = await listPresence(kv, context.plan.id);
     services.events.toPlan(context.plan.id, 'presence', { editors });
-    ctx.body = { success: true, editor, editors };
+    ctx.body = { success: true, editor, editors } satisfies RegisterEditorResponse;
   });
 
   return router;

@@ -20,16 +20,56 @@ import {
   auditLogQuerySchema,
   bulkActionSchema,
   bulkImportSchema,
+  bulkResponseSchema,
   createUserSchema,
   deleteUserSchema,
+  importResponseSchema,
   listUsersQuerySchema,
   permissionsSchema,
-  userAuditQuerySchema,
   updateUserSchema,
+  userAuditQuerySchema,
+  userListSchema,
+  userSchoolsSchema,
+  userWriteResponseSchema,
+  type BulkResponse,
+  type ImportResponse,
   type UserList,
   type UserSchools,
+  type UserWriteResponse,
 } from '@csp/shared/api/users';
 import { authorize } from '../../policy/index.ts';
+import type { AuditLogList } from '@csp/shared/api/audit';
+import { operations } from '../../http/operation.ts';
+import { successSchema } from '@csp/shared/api/common';
+import { auditLogListSchema } from '@csp/shared/api/audit';
+
+const operation = operations('Users', {
+  list: {
+    summary: 'List users',
+    description: 'Administrators (level 4 and up); a principal sees their own school.',
+    query: listUsersQuerySchema,
+    responses: { 200: userListSchema },
+  },
+  schools: { summary: 'Schools the user list can be filtered by', responses: { 200: userSchoolsSchema } },
+  create: { summary: 'Create a user', body: createUserSchema, responses: { 200: userWriteResponseSchema } },
+  update: { summary: 'Update a user', body: updateUserSchema, responses: { 200: userWriteResponseSchema } },
+  remove: { summary: 'Delete a user', body: deleteUserSchema, responses: { 200: successSchema } },
+  bulk: { summary: 'Apply one action to many users', body: bulkActionSchema, responses: { 200: bulkResponseSchema } },
+  bulkImport: {
+    summary: 'Import users',
+    description: 'Level 5. Rows are checked one by one: a bad row is reported without refusing the others.',
+    body: bulkImportSchema,
+    responses: { 200: importResponseSchema },
+  },
+  permissions: { summary: 'Set a user’s collaboration permissions', body: permissionsSchema, responses: { 200: userWriteResponseSchema } },
+  trail: { summary: 'A user’s audit trail', description: 'Level 5.', query: userAuditQuerySchema, responses: { 200: auditLogListSchema } },
+  auditLog: {
+    summary: 'The audit log',
+    description: 'Level 5. One page of the filtered records, newest first.',
+    query: auditLogQuerySchema,
+    responses: { 200: auditLogListSchema },
+  },
+});
 
 export function usersRoutes(services: Services): Router {
   const router = new Router({ prefix: '/users' });
@@ -42,7 +82,7 @@ export function usersRoutes(services: Services): Router {
     return { auth, ip: ctx.ip };
   }
 
-  router.get('/', async (ctx) => {
+  router.get('/', operation.list, async (ctx) => {
     const { auth } = await admin(ctx, 'users');
     const query = parse(listUsersQuerySchema, ctx.query);
     const listing = await listUsers(services, auth.actor, query);
@@ -54,65 +94,65 @@ export function usersRoutes(services: Services): Router {
     } satisfies UserList;
   });
 
-  router.get('/schools', async (ctx) => {
+  router.get('/schools', operation.schools, async (ctx) => {
     const { auth } = await admin(ctx, 'users');
     ctx.body = { schools: await listUserSchools(services, auth.actor) } satisfies UserSchools;
   });
 
-  router.post('/create', async (ctx) => {
+  router.post('/create', operation.create, async (ctx) => {
     const caller = await admin(ctx, 'usersCreate');
     const user = await createUser(services, caller, parse(createUserSchema, ctx.request.body));
-    ctx.body = { success: true, user: presentUser(user) };
+    ctx.body = { success: true, user: presentUser(user) } satisfies UserWriteResponse;
   });
 
-  router.put('/', async (ctx) => {
+  router.put('/', operation.update, async (ctx) => {
     const caller = await admin(ctx, 'usersWrite');
     const { userId, ...changes } = parse(updateUserSchema, ctx.request.body);
-    ctx.body = { success: true, user: presentUser(await updateUser(services, caller, userId, changes)) };
+    ctx.body = { success: true, user: presentUser(await updateUser(services, caller, userId, changes)) } satisfies UserWriteResponse;
   });
 
-  router.delete('/', async (ctx) => {
+  router.delete('/', operation.remove, async (ctx) => {
     const caller = await admin(ctx, 'usersWrite');
     const { userId } = parse(deleteUserSchema, ctx.request.body);
     await deleteUser(services, caller, userId);
     ctx.body = { success: true };
   });
 
-  router.post('/bulk', async (ctx) => {
+  router.post('/bulk', operation.bulk, async (ctx) => {
     const caller = await admin(ctx, 'usersBulk');
     const { userIds, action } = parse(bulkActionSchema, ctx.request.body);
     const results = await applyBulkAction(services, caller, userIds, action);
-    ctx.body = { success: true, action, results, applied: results.filter((r) => r.success).length };
+    ctx.body = { success: true, action, results, applied: results.filter((r) => r.success).length } satisfies BulkResponse;
   });
 
-  router.post('/bulk-import', async (ctx) => {
+  router.post('/bulk-import', operation.bulkImport, async (ctx) => {
     const caller = await admin(ctx, 'usersImport', 'administerDistrict');
     const { users } = parse(bulkImportSchema, ctx.request.body);
     const results = await importUsers(services, caller, users);
     const count = (status: string) => results.filter((r) => r.status === status).length;
-    ctx.body = { success: true, results, created: count('created'), updated: count('updated'), errors: count('error') };
+    ctx.body = { success: true, results, created: count('created'), updated: count('updated'), errors: count('error') } satisfies ImportResponse;
   });
 
-  router.put('/:id/permissions', async (ctx) => {
+  router.put('/:id/permissions', operation.permissions, async (ctx) => {
     const caller = await admin(ctx, 'usersWrite');
     const userId = pathId(ctx.params.id, 'User not found');
     const { permissions } = parse(permissionsSchema, ctx.request.body);
-    ctx.body = { success: true, user: presentUser(await setUserPermissions(services, caller, userId, permissions)) };
+    ctx.body = { success: true, user: presentUser(await setUserPermissions(services, caller, userId, permissions)) } satisfies UserWriteResponse;
   });
 
-  router.get('/:id/audit', async (ctx) => {
+  router.get('/:id/audit', operation.trail, async (ctx) => {
     await admin(ctx, 'users', 'administerDistrict');
     const userId = pathId(ctx.params.id, 'User not found');
     const query = parse(userAuditQuerySchema, ctx.query);
     const { rows, total } = await userAuditTrail(services, userId, query);
-    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit };
+    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit } satisfies AuditLogList;
   });
 
-  router.get('/audit-logs', async (ctx) => {
+  router.get('/audit-logs', operation.auditLog, async (ctx) => {
     await admin(ctx, 'users', 'administerDistrict');
     const query = parse(auditLogQuerySchema, ctx.query);
     const { rows, total } = await queryAuditLog(services.storage.db, query);
-    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit };
+    ctx.body = { logs: rows.map(presentAuditRecord), total, page: query.page, limit: query.limit } satisfies AuditLogList;
   });
 
   return router;
