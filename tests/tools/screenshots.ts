@@ -91,6 +91,12 @@ try {
   await home.waitForTimeout(500);
   await home.screenshot({ path: path.join(out, 'home.png'), fullPage: true });
 
+  // The API reference, its top (the whole page holds every operation).
+  const reference = await visitor.newPage();
+  await reference.goto(`${server.url}/api/docs`);
+  await reference.getByRole('heading', { level: 1 }).waitFor();
+  await reference.screenshot({ path: path.join(out, 'api-docs.png') });
+
   const phone = await signInAs(browser, server.url, 'principal.harbor@example.org', stepUrl, { width: 360, height: 780 });
   await phone.page.getByRole('heading', { level: 1 }).waitFor();
   await phone.page

@@ -113,6 +113,7 @@ export function renderDocsPage(document: OpenApiDocument): string {
 <style>
 body { font: 16px/1.5 system-ui, sans-serif; color: #1a1a1a; background: #fff; margin: 0 auto; max-width: 60rem; padding: 1rem; }
 code, pre { font-family: ui-monospace, monospace; font-size: 0.9em; }
+code { overflow-wrap: anywhere; }
 pre { background: #f4f4f4; padding: 0.75rem; overflow: auto; max-height: 30rem; }
 a { color: #0b4f8a; }
 a:focus-visible, summary:focus-visible, pre:focus-visible { outline: 3px solid #0b4f8a; outline-offset: 2px; }
@@ -120,9 +121,10 @@ a:focus-visible, summary:focus-visible, pre:focus-visible { outline: 3px solid #
 .method { display: inline-block; min-width: 4.5rem; text-align: center; color: #fff; border-radius: 4px; padding: 0 0.4rem; font-size: 0.85em; }
 .get { background: #0b4f8a; } .post { background: #1e6b2e; } .put { background: #7a4a00; } .delete { background: #a11d1d; }
 .access { color: #444; }
-table { border-collapse: collapse; margin: 0.5rem 0; } caption { text-align: left; font-weight: bold; }
+table { border-collapse: collapse; margin: 0.5rem 0; max-width: 100%; } caption { text-align: left; font-weight: bold; }
 th, td { border: 1px solid #ccc; padding: 0.25rem 0.5rem; text-align: left; vertical-align: top; }
 summary { cursor: pointer; }
+@media (max-width: 30rem) { body { padding: 0.5rem; } th, td { padding: 0.25rem; } }
 </style>
 </head>
 <body>
