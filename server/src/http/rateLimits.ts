@@ -62,12 +62,31 @@ export class RateLimits {
       await this.limiters.get(limit)!.consume(key);
       return {};
     } catch (rejection) {
-      const rule: Limit = LIMITS[limit];
       // Retry-After names the whole window, as the specification shows (60 for the 60-second limits).
-      if (rejection instanceof RateLimiterRes) throw tooManyRequests(rule.durationSeconds);
-      this.logger.warn({ err: rejection, limit }, 'rate-limit store unavailable');
-      if (rule.failClosed && this.isProduction) throw tooManyRequests(rule.durationSeconds);
-      return { warning: 'Rate limiting is temporarily unavailable' };
+      if (rejection instanceof RateLimiterRes) throw tooManyRequests(LIMITS[limit].durationSeconds);
+      return this.storeFailed(limit, rejection);
     }
+  }
+
+  /**
+   * The counter `consume` keeps for `limit` and `key`, for a caller that counts in its own round
+   * trip to the store (a step save, with its lock); `judge` then reads the count.
+   */
+  counter(limit: LimitName, key: string): { key: string; ttlMs: number } {
+    return { key: `rl:${LIMITS[limit].name}:${key}`, ttlMs: LIMITS[limit].durationSeconds * 1000 };
+  }
+
+  /** A count taken through `counter`: 429 once it passes the limit's points. */
+  judge(limit: LimitName, count: number): RateLimitOutcome {
+    if (count > LIMITS[limit].points) throw tooManyRequests(LIMITS[limit].durationSeconds);
+    return {};
+  }
+
+  /** The store could not count: fail-closed limits refuse in production, the rest pass with a warning. */
+  storeFailed(limit: LimitName, error: unknown): RateLimitOutcome {
+    const rule: Limit = LIMITS[limit];
+    this.logger.warn({ err: error, limit }, 'rate-limit store unavailable');
+    if (rule.failClosed && this.isProduction) throw tooManyRequests(rule.durationSeconds);
+    return { warning: 'Rate limiting is temporarily unavailable' };
   }
 }

@@ -1,4 +1,4 @@
-import { claimPayload, claimValue, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
+import { claimPayload, claimValue, type ClaimRequest, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
 
 interface Entry {
   value: string;
@@ -90,6 +90,10 @@ export class MemoryStore implements KeyValueStore {
     const next = (current ? Number(current.value) : 0) + 1;
     this.entries.set(key, { value: String(next), expiresAt: current?.expiresAt ?? this.now() + ttlMs });
     return next;
+  }
+
+  async claimAndIncrement(claim: ClaimRequest, counter: { key: string; ttlMs: number }) {
+    return { claim: await this.claim(claim.key, claim.owner, claim.payload, claim.ttlMs), count: await this.increment(counter.key, counter.ttlMs) };
   }
 
   async hashSet(key: string, field: string, value: string, ttlMs: number) {

@@ -1,20 +1,24 @@
 import { Redis } from 'ioredis';
-import { StoreUnavailableError, claimValue, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
+import { StoreUnavailableError, claimValue, type ClaimRequest, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
 
-// Claim or refresh in one step: free key or same owner (prefix "owner\n") wins.
-const CLAIM = `
-local current = redis.call('GET', KEYS[1])
-local prefix = ARGV[1] .. '\\n'
-if not current then
-  redis.call('SET', KEYS[1], ARGV[2], 'PX', ARGV[3])
-  return {1, ARGV[2], tonumber(ARGV[3])}
+// Claim or refresh in one step: a free key or the same owner (value prefix "owner\n") wins.
+// Answers {1 taken | 2 renewed | 0 held by another, the holder's value, its TTL}.
+const CLAIM_FUNCTION = `
+local function claim(key, owner, value, ttl)
+  local current = redis.call('GET', key)
+  local prefix = owner .. '\\n'
+  if not current then
+    redis.call('SET', key, value, 'PX', ttl)
+    return {1, value, tonumber(ttl)}
+  end
+  if string.sub(current, 1, #prefix) == prefix then
+    redis.call('PEXPIRE', key, ttl)
+    return {2, current, tonumber(ttl)}
+  end
+  return {0, current, redis.call('PTTL', key)}
 end
-if string.sub(current, 1, #prefix) == prefix then
-  redis.call('PEXPIRE', KEYS[1], ARGV[3])
-  return {2, current, tonumber(ARGV[3])}
-end
-return {0, current, redis.call('PTTL', KEYS[1])}
 `;
+const CLAIM = `${CLAIM_FUNCTION} return claim(KEYS[1], ARGV[1], ARGV[2], ARGV[3])`;
 
 const EXTEND = `
 local current = redis.call('GET', KEYS[1])
@@ -35,11 +39,19 @@ return 0
 `;
 
 // Counter and its window expiry in one step (the original set them in two calls).
-const INCREMENT = `
-local value = redis.call('INCR', KEYS[1])
-if value == 1 then redis.call('PEXPIRE', KEYS[1], ARGV[1]) end
-return value
+// A counter whose window starts with its first increment.
+const INCREMENT_FUNCTION = `
+local function increment(key, ttl)
+  local value = redis.call('INCR', key)
+  if value == 1 then redis.call('PEXPIRE', key, ttl) end
+  return value
+end
 `;
+const INCREMENT = `${INCREMENT_FUNCTION} return increment(KEYS[1], ARGV[1])`;
+const CLAIM_AND_INCREMENT = `${CLAIM_FUNCTION}${INCREMENT_FUNCTION}
+local claimed = claim(KEYS[1], ARGV[1], ARGV[2], ARGV[3])
+claimed[4] = increment(KEYS[2], ARGV[4])
+return claimed`;
 
 // Hash fields expire on their own: each field stores "expiresAtMs\\nvalue".
 const HASH_GET_LIVE = `
@@ -64,6 +76,14 @@ type ScriptedRedis = Redis & {
   cspRelease(key: string, owner: string): Promise<number>;
   cspExtend(key: string, owner: string, ttlMs: number): Promise<number>;
   cspIncrement(key: string, ttlMs: number): Promise<number>;
+  cspClaimAndIncrement(
+    claimKey: string,
+    counterKey: string,
+    owner: string,
+    value: string,
+    claimTtlMs: number,
+    counterTtlMs: number,
+  ): Promise<[number, string, number, number]>;
   cspHashGetLive(key: string, now: number): Promise<string[]>;
 };
 
@@ -113,6 +133,7 @@ export class RedisStore implements KeyValueStore {
     redis.defineCommand('cspRelease', { numberOfKeys: 1, lua: RELEASE });
     redis.defineCommand('cspExtend', { numberOfKeys: 1, lua: EXTEND });
     redis.defineCommand('cspIncrement', { numberOfKeys: 1, lua: INCREMENT });
+    redis.defineCommand('cspClaimAndIncrement', { numberOfKeys: 2, lua: CLAIM_AND_INCREMENT });
     redis.defineCommand('cspHashGetLive', { numberOfKeys: 1, lua: HASH_GET_LIVE });
     this.redis = redis as ScriptedRedis;
   }
@@ -177,6 +198,20 @@ export class RedisStore implements KeyValueStore {
 
   increment(key: string, ttlMs: number) {
     return this.call((redis) => redis.cspIncrement(key, ttlMs));
+  }
+
+  claimAndIncrement(claim: ClaimRequest, counter: { key: string; ttlMs: number }) {
+    return this.call(async (redis) => {
+      const [outcome, value, ttl, count] = await redis.cspClaimAndIncrement(
+        claim.key,
+        counter.key,
+        claim.owner,
+        claimValue(claim.owner, claim.payload),
+        claim.ttlMs,
+        counter.ttlMs,
+      );
+      return { claim: { acquired: outcome > 0, refreshed: outcome === 2, value, ttlMs: ttl }, count };
+    });
   }
 
   hashSet(key: string, field: string, value: string, ttlMs: number) {

@@ -75,6 +75,23 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     expect(await store.increment('count:1', 200)).toBe(1);
   });
 
+  it('claims and counts in one call, as claim and increment each would', async () => {
+    const counter = { key: 'count:2', ttlMs: 200 };
+    const first = await store.claimAndIncrement({ key: 'lock:5', owner: 'alice', payload: 'a', ttlMs: 1000 }, counter);
+    expect(first).toEqual({ claim: { acquired: true, refreshed: false, value: 'alice\na', ttlMs: 1000 }, count: 1 });
+    const renewed = await store.claimAndIncrement({ key: 'lock:5', owner: 'alice', payload: 'a2', ttlMs: 1000 }, counter);
+    expect(renewed.claim).toMatchObject({ acquired: true, refreshed: true, value: 'alice\na' });
+    expect(renewed.count).toBe(2);
+    // Refused by the holder, yet counted: the limit counts attempts.
+    const refused = await store.claimAndIncrement({ key: 'lock:5', owner: 'bob', payload: 'b', ttlMs: 1000 }, counter);
+    expect(refused.claim).toMatchObject({ acquired: false, value: 'alice\na' });
+    expect(refused.claim.ttlMs).toBeGreaterThan(0);
+    expect(refused.count).toBe(3);
+    // The counter's window began with its first count.
+    await pause(260);
+    expect((await store.claimAndIncrement({ key: 'lock:5', owner: 'alice', payload: 'a', ttlMs: 1000 }, counter)).count).toBe(1);
+  });
+
   it('expires hash fields one by one', async () => {
     await store.hashSet('presence:1', 'a@x', 'A', 60);
     await store.hashSet('presence:1', 'b@x', 'B', 5000);

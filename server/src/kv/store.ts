@@ -12,6 +12,13 @@ export interface LockClaim {
   ttlMs: number;
 }
 
+export interface ClaimRequest {
+  key: string;
+  owner: string;
+  payload: string;
+  ttlMs: number;
+}
+
 export interface HashEntry {
   key: string;
   field: string;
@@ -34,6 +41,8 @@ export interface KeyValueStore {
   release(key: string, owner: string): Promise<boolean>;
   /** Atomic increment; the window's expiry is set by the first increment. */
   increment(key: string, ttlMs: number): Promise<number>;
+  /** `claim` and `increment` in one round trip (a step save's lock and its rate-limit count). */
+  claimAndIncrement(claim: ClaimRequest, counter: { key: string; ttlMs: number }): Promise<{ claim: LockClaim; count: number }>;
   /** Fields of a hash whose entries each expire on their own. */
   hashSet(key: string, field: string, value: string, ttlMs: number): Promise<void>;
   /** Many `hashSet`s in one round trip (periodic heartbeats of every open connection). */

@@ -7,7 +7,7 @@ import { announceStepWrite, writeStepAnswers } from './writeStepAnswers.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { invalidInput, conflict, locked } from '../../errors.ts';
 import type { PlanContext } from './loadPlan.ts';
-import { claimStepLock, type StepLock } from './stepLocks.ts';
+import { claimStepLockCounting, type StepLock } from './stepLocks.ts';
 import type { StepRow, UserRow } from '../../storage/rows.ts';
 import { authorize } from '../../policy/index.ts';
 
@@ -78,35 +78,32 @@ export async function saveStep(
   const formId = context.plan.id;
   const warnings: string[] = [];
 
-  // The lock and the rate limit go out together (one round trip each, in parallel); their
-  // outcomes are then applied in the specification's order.
+  // The lock and the rate-limit count go out in one round trip; their outcomes are then applied in
+  // the specification's order. A store failure costs both their effect, never the save.
   const db = services.storage.db;
-  const settle = <T>(promise: Promise<T>) =>
-    promise.then(
-      (value) => ({ ok: true as const, value }),
-      (error: unknown) => ({ ok: false as const, error }),
-    );
-  const [lock, limit] = await Promise.all([
-    settle(claimStepLock(services.kv, services.config.stepLockTtlMs, formId, step.key, actor)),
-    settle(services.rateLimits.consume('save', `${actor.id}:${formId}`)),
-  ]);
+  const counter = services.rateLimits.counter('save', `${actor.id}:${formId}`);
+  const claimed = await claimStepLockCounting(services.kv, services.config.stepLockTtlMs, formId, step.key, actor, counter).catch((error: unknown) => {
+    services.logger.warn({ err: error }, 'step lock unavailable; saving without it');
+    warnings.push('Step locking is temporarily unavailable; your changes were saved');
+    return { error };
+  });
 
   let lockAcquired: StepLock | null = null;
   // Known only when another holder's lock made the save ask; otherwise the live document asks.
   let savedLive: boolean | undefined;
-  if (!lock.ok) {
-    services.logger.warn({ err: lock.error }, 'step lock unavailable; saving without it');
-    warnings.push('Step locking is temporarily unavailable; your changes were saved');
-  } else if (!lock.value.acquired) {
-    // A live co-editor's keystrokes already merged through the shared document: the lock does not apply.
-    savedLive = await services.liveDocuments.isLiveEditor(formId, step.key, actor.id);
-    if (!savedLive) throw locked('Step is locked', { lockedBy: lock.value.lock.lockedBy, expiresAt: lock.value.lock.expiresAt });
-  } else if (!lock.value.refreshed) {
-    lockAcquired = lock.value.lock;
-    services.events.lockChanged(formId, 'acquired', lock.value.lock);
+  if ('attempt' in claimed) {
+    const { attempt } = claimed;
+    if (!attempt.acquired) {
+      // A live co-editor's keystrokes already merged through the shared document: the lock does not apply.
+      savedLive = await services.liveDocuments.isLiveEditor(formId, step.key, actor.id);
+      if (!savedLive) throw locked('Step is locked', { lockedBy: attempt.lock.lockedBy, expiresAt: attempt.lock.expiresAt });
+    } else if (!attempt.refreshed) {
+      lockAcquired = attempt.lock;
+      services.events.lockChanged(formId, 'acquired', attempt.lock);
+    }
   }
-  if (!limit.ok) throw limit.error;
-  if (limit.value.warning) warnings.push(limit.value.warning);
+  const limit = 'count' in claimed ? services.rateLimits.judge('save', claimed.count) : services.rateLimits.storeFailed('save', claimed.error);
+  if (limit.warning) warnings.push(limit.warning);
 
   // The first attempt uses the row read with the plan; a lost revision race reads it again.
   let known: StepRow | null | undefined = storedRow;

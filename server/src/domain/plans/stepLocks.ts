@@ -30,12 +30,22 @@ function toLock(stepKey: string, value: string, ttlMs: number): StepLock {
 
 export type LockAttempt = { acquired: true; refreshed: boolean; lock: StepLock } | { acquired: false; lock: StepLock };
 
-/** Takes (or renews) the caller's lock on a step; another holder's lock is reported, not broken. */
-export async function claimStepLock(kv: KeyValueStore, ttlMs: number, formId: string, stepKey: string, user: UserRow): Promise<LockAttempt> {
+/**
+ * Takes (or renews) the caller's lock on a step, and counts the save against its rate limit, in
+ * one round trip to the shared store; another holder's lock is reported, not broken.
+ */
+export async function claimStepLockCounting(
+  kv: KeyValueStore,
+  ttlMs: number,
+  formId: string,
+  stepKey: string,
+  user: UserRow,
+  counter: { key: string; ttlMs: number },
+): Promise<{ attempt: LockAttempt; count: number }> {
   const holder: LockHolder = { userId: user.id, name: user.name, email: user.email, lockedAt: new Date().toISOString() };
-  const claim = await kv.claim(stepLockKey(formId, stepKey), user.id, JSON.stringify(holder), ttlMs);
+  const { claim, count } = await kv.claimAndIncrement({ key: stepLockKey(formId, stepKey), owner: user.id, payload: JSON.stringify(holder), ttlMs }, counter);
   const lock = toLock(stepKey, claim.value, claim.ttlMs);
-  return claim.acquired ? { acquired: true, refreshed: claim.refreshed, lock } : { acquired: false, lock };
+  return { attempt: claim.acquired ? { acquired: true, refreshed: claim.refreshed, lock } : { acquired: false, lock }, count };
 }
 
 /** Renews the caller's lock while the editor stays open; never takes a free lock. */
