@@ -13,7 +13,8 @@ import { connectRealtime, type RealtimeClient } from '../server/src/testing/real
 import { openLiveClient } from '../server/src/testing/collab.ts';
 import { sessionToken, signInAll, clientWithToken } from '../server/src/testing/signIn.ts';
 import { waitFor } from '../server/src/testing/wait.ts';
-import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
+import { HARBOR, PRINCIPAL_HARBOR, RIVERSIDE, SUPERADMIN } from '../server/src/testing/demoNames.ts';
+import { createPubSubClient } from '../server/src/kv/redis.ts';
 import { formIdOf, stepPath, whoAmI, type UserRef } from '../server/src/testing/plans.ts';
 
 const STEP = 'attendancePlan';
@@ -33,6 +34,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
   let principalOnA: HttpClient;
   let principalOnB: HttpClient;
   let adminOnB: HttpClient;
+  let adminOnA: HttpClient;
   let teacherToken: string;
   let principalUser: UserRef;
   let formId: string;
@@ -44,13 +46,15 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
     return socket;
   }
 
+  const redisPrefix = `csp-rt-${randomBytes(4).toString('hex')}:`;
+
   beforeAll(async () => {
     database = await createTestDatabase();
     const env: Record<string, string> = {
       NODE_ENV: 'test',
       DATABASE_URL: database.databaseUrl!,
       REDIS_URL: process.env.REDIS_URL!,
-      REDIS_PREFIX: `csp-rt-${randomBytes(4).toString('hex')}:`,
+      REDIS_PREFIX: redisPrefix,
       SESSION_SECRET: randomBytes(24).toString('hex'),
       SEED: 'demo',
       LOG_LEVEL: 'warn',
@@ -62,6 +66,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
     principalOnA = principal;
     principalOnB = clientWithToken(b, sessionToken(principal));
     adminOnB = clientWithToken(b, sessionToken(admin));
+    adminOnA = admin;
     teacherToken = sessionToken(teacher);
     principalUser = await whoAmI(principalOnB);
     formId = await formIdOf(principalOnA, HARBOR);
@@ -208,6 +213,46 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
       expect(socket.events.slice(afterLeave)).toEqual([]);
     } finally {
       document.destroy();
+    }
+  });
+
+  it('an event of a plan nobody follows is not published; once a socket on B follows it, a save on A reaches it', async () => {
+    const riversideId = await formIdOf(adminOnA, RIVERSIDE);
+    // What the processes publish to each other through Redis, read by a plain subscriber.
+    const published: string[] = [];
+    const listener = createPubSubClient(process.env.REDIS_URL!, () => {});
+    listener.on('pmessageBuffer', (_pattern: Buffer, _channel: Buffer, message: Buffer) => published.push(message.toString('latin1')));
+    await listener.psubscribe(`${redisPrefix}socket.io#*`);
+    const aboutRiverside = () => published.filter((message) => message.includes(riversideId)).length;
+    const save = (answer: string) => adminOnA.put(stepPath(riversideId, STEP), { stepData: { data: { att_barriers: answer } } });
+    try {
+      expect((await save('Nobody follows this plan')).status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 300));
+      expect(aboutRiverside()).toBe(0);
+
+      const onB = await socketOn(b!, sessionToken(adminOnB), 'admin watching on B');
+      expect(await onB.request('plan:join', { formId: riversideId, watch: true })).toEqual({ ok: true });
+      let saved = 0;
+      await waitFor('a save on A reaches the socket on B', async () => {
+        const since = onB.mark();
+        expect((await save(`Followed from B ${++saved}`)).status).toBe(200);
+        return onB
+          .waitForEvent('step:saved', (p) => p.formId === riversideId, { since, timeoutMs: 300 })
+          .then(() => true)
+          .catch(() => false);
+      });
+      expect(saved, 'A heard of B’s room at once').toBe(1);
+
+      expect(await onB.request('plan:leave', { formId: riversideId })).toEqual({ ok: true });
+      // Once A has heard that B's room closed, saves publish nothing again.
+      await waitFor('A to stop publishing the plan’s events', async () => {
+        const before = aboutRiverside();
+        expect((await save(`Nobody again ${Date.now()}`)).status).toBe(200);
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return aboutRiverside() === before;
+      });
+    } finally {
+      await listener.quit();
     }
   });
 });

@@ -13,6 +13,7 @@ import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from './origin.ts';
 import type { AccessScope, RealtimeEvents } from './events.ts';
 import { LockExpiryWatcher } from './lockExpiryWatcher.ts';
+import { PlanFollowers } from './planFollowers.ts';
 import { presentComment, presentNotification } from '../presenters/comment.ts';
 import type { RealtimeHealth } from '@csp/shared/api/health';
 import type { UserRow } from '../storage/rows.ts';
@@ -74,8 +75,13 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   };
   io.on('revalidate', runAccessListeners);
 
+  const followers = new PlanFollowers(io, logger, redisClients.length > 0);
+  // The subscriber's connection carries other processes' room changes: without it they go unheard.
+  redisClients[1]?.on('ready', () => followers.sync());
+  redisClients[1]?.on('close', () => followers.unsure());
   const toPlan: RealtimeEvents['toPlan'] = (formId, event, payload) => {
-    io.to(planRoom(formId)).emit(event, { formId, ...payload });
+    // Most autosaves concern a plan nobody has open: nothing to serialize or publish.
+    if (followers.isFollowed(formId)) io.to(planRoom(formId)).emit(event, { formId, ...payload });
   };
   const toUser: RealtimeEvents['toUser'] = (userId, event, payload) => {
     io.to(userRoom(userId)).emit(event, payload);
@@ -305,6 +311,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     close: async () => {
       clearInterval(refresher);
       lockWatcher.stop();
+      followers.stop();
       io.disconnectSockets(true);
       await new Promise<void>((resolve) => io.close(() => resolve()));
       // quit() lets pending publishes (presence on the way out) finish instead of rejecting.
