@@ -50,12 +50,12 @@ module.exports = {
     {
       name: 'no-test-support-in-production',
       severity: 'error',
-      from: { path: '^server/src/', pathNot: ['\\.test\\.ts$', '\\.testkit\\.ts$', layer('testing')] },
-      to: { path: [layer('testing'), '\\.testkit\\.ts$'] },
+      from: { path: '^server/src/', pathNot: ['\\.test\\.ts$', layer('testing')] },
+      to: { path: [layer('testing')] },
     },
   ],
   options: {
-    exclude: { path: ['\\.test\\.ts$', '\\.testkit\\.ts$', 'node_modules'] },
+    exclude: { path: ['\\.test\\.ts$', 'node_modules'] },
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'server/tsconfig.json' },
