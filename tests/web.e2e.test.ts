@@ -5,7 +5,9 @@ import { expectAccessible, launchBrowser, newContext } from './support/browser.t
 
 /**
  * The built web app in Debian's Chromium against a real server: the public overview, then sign-in
- * through the development identity provider's form, the way a principal does it.
+ * through the development identity provider's form, the way a principal does it; and the API
+ * reference page, signed out: it asks nothing of any other server, its contents link to each
+ * operation, and axe-core finds no WCAG 2.1 A/AA violation.
  */
 let server: TestServer;
 let browser: Browser;
@@ -104,6 +106,40 @@ describe('web app in a real browser', () => {
       await expect(page.getByRole('alert').innerText(), reason).resolves.toMatch(words);
       await expect(page.getByRole('link', { name: 'Sign in' }).first().isVisible()).resolves.toBe(true);
     }
+    await context.close();
+  });
+});
+
+describe('the API reference page', () => {
+  it('shows every operation from this server alone, links to each, and passes axe-core', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    const requested: string[] = [];
+    const errors: string[] = [];
+    page.on('request', (request) => requested.push(request.url()));
+    page.on('pageerror', (error) => errors.push(error.message));
+
+    await page.goto(`${server.url}/api/docs`);
+    expect(await page.getByRole('heading', { level: 1 }).textContent()).toContain('Consolidated School Plan API');
+    const { paths } = (await (await fetch(`${server.url}/api/openapi.json`)).json()) as { paths: Record<string, object> };
+    const operations = Object.values(paths).reduce<number>((count, item) => count + Object.keys(item).length, 0);
+    expect(await page.locator('section.operation').count()).toBe(operations);
+
+    await page.getByRole('link', { name: 'PUT /api/forms/{id}/step/{stepNumber}' }).click();
+    expect(new URL(page.url()).hash).toBe('#put-api-forms-id-step-stepnumber');
+    // The browser scrolled the operation's heading to the top.
+    expect(await page.locator('#put-api-forms-id-step-stepnumber').evaluate((heading) => heading.getBoundingClientRect().top)).toBeLessThan(5);
+
+    // Every schema is rendered alike: one operation's, unfolded, stands for all (axe over all of them takes long).
+    await page.evaluate(() =>
+      document
+        .querySelectorAll('[aria-labelledby="put-api-forms-id-step-stepnumber"] details')
+        .forEach((details) => ((details as HTMLDetailsElement).open = true)),
+    );
+    await expectAccessible(page, 'the API reference, a step save’s schemas unfolded');
+
+    expect(requested.filter((url) => new URL(url).origin !== server.url)).toEqual([]);
+    expect(errors).toEqual([]);
     await context.close();
   });
 });

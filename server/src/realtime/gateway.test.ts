@@ -16,16 +16,9 @@ import { waitFor } from '../testing/wait.ts';
 import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../testing/realtime.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
 import { createPlan, formIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../testing/plans.ts';
+import type { Editor } from '@csp/shared/api/forms';
 
 const STEP = 'attendancePlan';
-
-interface EditorView {
-  userId: string;
-  name: string;
-  email: string;
-  stepKey: string | null;
-  lastSeen: string;
-}
 
 const sockets: RealtimeClient[] = [];
 
@@ -40,9 +33,9 @@ afterEach(() => {
 });
 
 /** Presence payload without the heartbeat time, sorted, for comparing socket and REST views. */
-const withoutLastSeen = (editors: EditorView[]) => editors.map(({ lastSeen: _lastSeen, ...editor }) => editor).sort((a, b) => a.email.localeCompare(b.email));
+const withoutLastSeen = (editors: Editor[]) => editors.map(({ lastSeen: _lastSeen, ...editor }) => editor).sort((a, b) => a.email.localeCompare(b.email));
 
-const editorOf = (payload: { editors: EditorView[] }, email: string) => payload.editors.find((editor) => editor.email === email);
+const editorOf = (payload: { editors: Editor[] }, email: string) => payload.editors.find((editor) => editor.email === email);
 
 describe('realtime gateway', () => {
   let server: TestServer;
@@ -133,7 +126,7 @@ describe('realtime gateway', () => {
     const restEditors = async () => {
       const { status, body } = await principal.get(`/api/forms/${formId}/editors`);
       expect(status, JSON.stringify(body)).toBe(200);
-      return body.editors as EditorView[];
+      return body.editors as Editor[];
     };
 
     // Join with a step.
@@ -172,7 +165,7 @@ describe('realtime gateway', () => {
     since = observer.mark();
     expect(await tab.request('plan:leave', { formId })).toEqual({ ok: true });
     const left = await observer.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, PRINCIPAL_HARBOR), { since });
-    expect(left.editors.map((editor: EditorView) => editor.email)).toEqual([SUPERADMIN]);
+    expect(left.editors.map((editor: Editor) => editor.email)).toEqual([SUPERADMIN]);
     expect(withoutLastSeen(await restEditors())).toEqual(withoutLastSeen(left.editors));
 
     // Join again, then disconnect.
@@ -182,7 +175,7 @@ describe('realtime gateway', () => {
     since = observer.mark();
     tab.close();
     const gone = await observer.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, PRINCIPAL_HARBOR), { since });
-    expect(gone.editors.map((editor: EditorView) => editor.email)).toEqual([SUPERADMIN]);
+    expect(gone.editors.map((editor: Editor) => editor.email)).toEqual([SUPERADMIN]);
     expect(withoutLastSeen(await restEditors())).toEqual(withoutLastSeen(gone.editors));
   });
 
@@ -196,7 +189,7 @@ describe('realtime gateway', () => {
     const observer = await socketOf(server, admin, 'admin');
     expect(await observer.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
     const arrived = await dashboard.waitForEvent('presence', (p) => p.formId === formId && !!editorOf(p, SUPERADMIN));
-    expect(arrived.editors.map((editor: EditorView) => editor.email)).toEqual([SUPERADMIN]);
+    expect(arrived.editors.map((editor: Editor) => editor.email)).toEqual([SUPERADMIN]);
 
     // The same user on the plan in another tab, then leaving it: presence goes although the watcher stays.
     const tab = await socketOf(server, principal, 'principal on the plan');
@@ -206,7 +199,7 @@ describe('realtime gateway', () => {
     since = dashboard.mark();
     expect(await tab.request('plan:leave', { formId })).toEqual({ ok: true });
     const left = await dashboard.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, PRINCIPAL_HARBOR), { since });
-    expect(left.editors.map((editor: EditorView) => editor.email)).toEqual([SUPERADMIN]);
+    expect(left.editors.map((editor: Editor) => editor.email)).toEqual([SUPERADMIN]);
 
     // Leaving stops the events.
     expect(await dashboard.request('plan:leave', { formId })).toEqual({ ok: true });
@@ -232,7 +225,7 @@ describe('realtime gateway', () => {
     await waitFor('the server to drop tab 1', () => !io.of('/').sockets.has(tab1Id));
     expect(await tab2.request('presence:step', { formId, stepKey: STEP })).toEqual({ ok: true });
     const { body } = await principal.get(`/api/forms/${formId}/editors`);
-    expect((body.editors as EditorView[]).map((editor) => editor.email).sort()).toEqual([PRINCIPAL_HARBOR, SUPERADMIN].sort());
+    expect((body.editors as Editor[]).map((editor) => editor.email).sort()).toEqual([PRINCIPAL_HARBOR, SUPERADMIN].sort());
   });
 
   it('the periodic heartbeat renews the presence of every open socket whose session is still valid, at once', async () => {
@@ -244,7 +237,7 @@ describe('realtime gateway', () => {
     expect(await tab.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
     expect(await ended.request('plan:join', { formId })).toEqual({ ok: true });
     const editors = async () =>
-      ((await principal.get(`/api/forms/${formId}/editors`)).body.editors as EditorView[]).map((editor) => [editor.email, editor.stepKey]);
+      ((await principal.get(`/api/forms/${formId}/editors`)).body.editors as Editor[]).map((editor) => [editor.email, editor.stepKey]);
     expect((await editors()).sort()).toEqual(
       [
         [PRINCIPAL_HARBOR, STEP],

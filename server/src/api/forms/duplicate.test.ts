@@ -534,40 +534,30 @@ describe('GET /api/forms/:id/compare', () => {
 
   beforeAll(async () => {
     olderId = (await insertSource({ schoolYear: OLDER, answers: answersFor({ attendancePlan: { att_coordinatorName: 'Old Name' } }) })).id;
-    prevId = (
-      await insertSource({
-        schoolYear: PREV,
-        answers: answersFor({
-          attendancePlan: {
-            att_coordinatorName: '  Maria Alvarez  ',
-            att_hasCommittee: true,
-            att_outreachMethod: 'phone-call',
-            att_roles: table(' Ana Diaz '),
-            att_rateTarget: '92%',
-          },
-          temporaryHousing: { sth_hasStudents: false, sth_postersDisplayed: true },
-          counselingPlan: { csl_averageCaseload: '250' },
-          childAbuseIntervention: { cai_staffTrainingDate: '2025-09-10' },
-        }),
-      })
-    ).id;
-    curId = (
-      await insertSource({
-        schoolYear: CUR,
-        answers: answersFor({
-          attendancePlan: {
-            att_coordinatorName: 'Maria Alvarez',
-            att_hasCommittee: false,
-            att_outreachMethod: 'text-message',
-            att_roles: table('Ana Diaz'),
-            att_rateTarget: '92%',
-          },
-          temporaryHousing: { sth_hasStudents: false, sth_postersDisplayed: null },
-          counselingPlan: { csl_averageCaseload: '   ' },
-          childAbuseIntervention: { cai_staffTrainingDate: '2026-09-10' },
-        }),
-      })
-    ).id;
+    // The compared answers, last year's and this year's: [coordinator, committee, outreach, role, posters, caseload, training].
+    const compared = async (
+      schoolYear: string,
+      [coordinator, committee, outreach, role, posters, caseload, training]: [string, boolean, string, string, boolean | null, string, string],
+    ) =>
+      (
+        await insertSource({
+          schoolYear,
+          answers: answersFor({
+            attendancePlan: {
+              att_coordinatorName: coordinator,
+              att_hasCommittee: committee,
+              att_outreachMethod: outreach,
+              att_roles: table(role),
+              att_rateTarget: '92%',
+            },
+            temporaryHousing: { sth_hasStudents: false, sth_postersDisplayed: posters },
+            counselingPlan: { csl_averageCaseload: caseload },
+            childAbuseIntervention: { cai_staffTrainingDate: training },
+          }),
+        })
+      ).id;
+    prevId = await compared(PREV, ['  Maria Alvarez  ', true, 'phone-call', ' Ana Diaz ', true, '250', '2025-09-10']);
+    curId = await compared(CUR, ['Maria Alvarez', false, 'text-message', 'Ana Diaz', null, '   ', '2026-09-10']);
     expect((await admin.put('/api/school-year', { schoolYear: CUR, districtGoals: goals })).status).toBe(200);
   });
 

@@ -71,19 +71,15 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
+/** A draft equal to the published bank. */
+const NO_DIFFERENCES = { addedQuestions: [], changedQuestions: [], deactivatedQuestions: [], addedSteps: [], changedSteps: [], reorderedSteps: [] };
+
 describe('question-bank administration', () => {
   it('reads the published bank, no draft yet and no differences; Super Admins only', async () => {
     const body = await view();
     expect(body.published).toEqual({ version: V1, steps: BUNDLED_BANK.steps });
     expect(body.draft).toBeNull();
-    expect(body.differences).toEqual({
-      addedQuestions: [],
-      changedQuestions: [],
-      deactivatedQuestions: [],
-      addedSteps: [],
-      changedSteps: [],
-      reorderedSteps: [],
-    });
+    expect(body.differences).toEqual(NO_DIFFERENCES);
     expect(body.versions).toEqual([expect.objectContaining({ version: V1, status: 'published' })]);
 
     for (const client of [principal, teacher]) {
@@ -368,14 +364,7 @@ describe('publishing and serving versions', () => {
     const after = await view();
     expect(after.published).toEqual(draft);
     expect(after.draft).toEqual({ version: draft.version + 1, steps: draft.steps });
-    expect(after.differences).toEqual({
-      addedQuestions: [],
-      changedQuestions: [],
-      deactivatedQuestions: [],
-      addedSteps: [],
-      changedSteps: [],
-      reorderedSteps: [],
-    });
+    expect(after.differences).toEqual(NO_DIFFERENCES);
     expect(after.versions.map((v) => [v.version, v.status, v.schoolYear])).toEqual([
       [V1, 'archived', null],
       [published, 'published', PINNED_YEAR],

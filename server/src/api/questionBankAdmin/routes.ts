@@ -31,34 +31,19 @@ import {
 import { operations } from '../../http/operation.ts';
 import { successSchema } from '@csp/shared/api/common';
 
+/** Every draft edit names its question or step and answers with the whole draft. */
+const draftEdit = (summary: string, params: z.ZodObject, body: z.ZodType) => ({ summary, params, body, responses: { 200: adminBankSchema } });
+const questionParams = z.object({ questionId: questionIdParam });
+const stepParams = z.object({ stepKey: stepKeyParam });
+
 const operation = operations('Question bank administration', {
   view: { summary: 'The published bank, the draft, their differences and every version', responses: { 200: adminBankViewSchema } },
-  updateQuestion: {
-    summary: 'Change a question of the draft',
-    params: z.object({ questionId: questionIdParam }),
-    body: updateQuestionSchema,
-    responses: { 200: adminBankSchema },
-  },
+  updateQuestion: draftEdit('Change a question of the draft', questionParams, updateQuestionSchema),
   addQuestion: { summary: 'Add a question to the draft', body: addQuestionSchema, responses: { 200: adminBankSchema } },
-  setQuestionActive: {
-    summary: 'Activate or deactivate a question of the draft',
-    params: z.object({ questionId: questionIdParam }),
-    body: activeSchema,
-    responses: { 200: adminBankSchema },
-  },
+  setQuestionActive: draftEdit('Activate or deactivate a question of the draft', questionParams, activeSchema),
   addStep: { summary: 'Add a step to the draft', body: addStepSchema, responses: { 200: adminBankSchema } },
-  updateStep: {
-    summary: 'Change a step’s title or intro in the draft',
-    params: z.object({ stepKey: stepKeyParam }),
-    body: updateStepSchema,
-    responses: { 200: adminBankSchema },
-  },
-  reorderStep: {
-    summary: 'Reorder a step’s questions in the draft',
-    params: z.object({ stepKey: stepKeyParam }),
-    body: reorderSchema,
-    responses: { 200: adminBankSchema },
-  },
+  updateStep: draftEdit('Change a step’s title or intro in the draft', stepParams, updateStepSchema),
+  reorderStep: draftEdit('Reorder a step’s questions in the draft', stepParams, reorderSchema),
   discardDraft: { summary: 'Discard the draft', responses: { 200: successSchema } },
   publish: { summary: 'Publish the draft as the next version', body: publishSchema, responses: { 200: publishResponseSchema } },
 });

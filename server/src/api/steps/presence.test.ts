@@ -9,14 +9,7 @@ import type { HttpClient } from '../../testing/httpClient.ts';
 import { HARBOR, PRINCIPAL_HARBOR, PRINCIPAL_RIVERSIDE, RIVERSIDE, STEP_CAST, SUPERADMIN } from '../../testing/demoNames.ts';
 import { formIdOf, planPath, whoAmI } from '../../testing/plans.ts';
 import { pause } from '../../testing/wait.ts';
-
-interface EditorView {
-  userId: string;
-  name: string;
-  email: string;
-  stepKey: string | null;
-  lastSeen: string;
-}
+import type { Editor } from '@csp/shared/api/forms';
 
 let server: TestServer;
 let tab1: HttpClient;
@@ -34,10 +27,10 @@ beforeAll(async () => {
 });
 afterAll(() => server?.stop());
 
-async function editorsOf(client: HttpClient, id = formId): Promise<EditorView[]> {
+async function editorsOf(client: HttpClient, id = formId): Promise<Editor[]> {
   const { status, body } = await client.get(planPath(id, '/editors'));
   expect(status, JSON.stringify(body)).toBe(200);
-  return body.editors as EditorView[];
+  return body.editors as Editor[];
 }
 
 const register = (client: HttpClient, body: unknown, id = formId) => client.post(planPath(id, '/editors/register'), body);
