@@ -1,7 +1,6 @@
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
-import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
+import { sharedStoreEnv, startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
 import { signIn, clientWithToken } from '../server/src/testing/signIn.ts';
 import { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
@@ -18,15 +17,7 @@ describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const env: Record<string, string> = {
-      NODE_ENV: 'test',
-      DATABASE_URL: database.databaseUrl!,
-      SESSION_SECRET: randomBytes(24).toString('hex'),
-      SEED: 'demo',
-      LOG_LEVEL: 'warn',
-      REDIS_PREFIX: `csp-mp-${randomBytes(4).toString('hex')}:`,
-      ...(process.env.REDIS_URL ? { REDIS_URL: process.env.REDIS_URL } : {}),
-    };
+    const env = sharedStoreEnv(database.databaseUrl!, process.env.REDIS_URL, 'mp');
     // One after the other: the first migrates and seeds the fresh database.
     a = await startServerProcess(env);
     b = await startServerProcess(env);

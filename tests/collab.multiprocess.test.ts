@@ -12,12 +12,11 @@
  * Needs DATABASE_URL (two processes cannot share an embedded PGlite) and REDIS_URL. Replay a run
  * with COLLAB_SEED=<printed seed>.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
 import { ANSWERS_MAP, collabDocumentName, readAnswers, writeAnswers, type StepAnswers, type TableAnswer } from '@csp/shared';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
-import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
+import { sharedStoreEnv, startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
 import { signIn, sessionToken, clientWithToken } from '../server/src/testing/signIn.ts';
 import { openStorage, type Storage } from '../server/src/storage/database.ts';
 import { collabDocuments, planSteps } from '../server/src/storage/schema.ts';
@@ -216,15 +215,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
   beforeAll(async () => {
     console.log(`collab.multiprocess: seed ${random.seed} (replay with COLLAB_SEED=${random.seed}); ${CLIENTS} providers, ${ROUNDS} rounds`);
     database = await createTestDatabase();
-    env = {
-      NODE_ENV: 'test',
-      DATABASE_URL: database.databaseUrl!,
-      REDIS_URL: process.env.REDIS_URL!,
-      REDIS_PREFIX: `csp-collab-${randomBytes(4).toString('hex')}:`,
-      SESSION_SECRET: randomBytes(24).toString('hex'),
-      SEED: 'demo',
-      LOG_LEVEL: 'warn',
-    };
+    env = sharedStoreEnv(database.databaseUrl!, process.env.REDIS_URL!, 'collab');
     // One after the other: the first migrates and seeds the fresh database.
     a = await startServerProcess(env);
     b = await startServerProcess(env);

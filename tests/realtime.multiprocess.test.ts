@@ -4,10 +4,9 @@
  * and a user without access joins the plan on neither. Needs DATABASE_URL (two processes cannot
  * share an embedded PGlite) and REDIS_URL (the adapter that carries events between processes).
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
-import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
+import { sharedStoreEnv, startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
 import { HttpClient } from '../server/src/testing/httpClient.ts';
 import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
 import { openLiveClient } from '../server/src/testing/collab.ts';
@@ -46,19 +45,12 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
     return socket;
   }
 
-  const redisPrefix = `csp-rt-${randomBytes(4).toString('hex')}:`;
+  let redisPrefix: string;
 
   beforeAll(async () => {
     database = await createTestDatabase();
-    const env: Record<string, string> = {
-      NODE_ENV: 'test',
-      DATABASE_URL: database.databaseUrl!,
-      REDIS_URL: process.env.REDIS_URL!,
-      REDIS_PREFIX: redisPrefix,
-      SESSION_SECRET: randomBytes(24).toString('hex'),
-      SEED: 'demo',
-      LOG_LEVEL: 'warn',
-    };
+    const env = sharedStoreEnv(database.databaseUrl!, process.env.REDIS_URL!, 'rt');
+    redisPrefix = env.REDIS_PREFIX!;
     // One after the other: the first migrates and seeds the fresh database.
     a = await startServerProcess(env);
     b = await startServerProcess(env);

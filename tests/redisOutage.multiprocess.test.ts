@@ -10,11 +10,10 @@
  * Needs DATABASE_URL (two processes cannot share an embedded PGlite) and REDIS_URL (as every
  * multi-process test; the processes here use their own redis-server).
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collabDocumentName, readAnswers, writeAnswers } from '@csp/shared';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
-import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
+import { sharedStoreEnv, startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
 import { startOwnRedis, type OwnRedis } from '../server/src/testing/ownRedis.ts';
 import { signIn, sessionToken, clientWithToken } from '../server/src/testing/signIn.ts';
 import { createRedisClient } from '../server/src/kv/redis.ts';
@@ -84,16 +83,8 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('a Redis ou
   beforeAll(async () => {
     redis = await startOwnRedis();
     database = await createTestDatabase();
-    prefix = `csp-outage-${randomBytes(4).toString('hex')}:`;
-    const env = {
-      NODE_ENV: 'test',
-      DATABASE_URL: database.databaseUrl!,
-      REDIS_URL: redis.url,
-      REDIS_PREFIX: prefix,
-      SESSION_SECRET: randomBytes(24).toString('hex'),
-      SEED: 'demo',
-      LOG_LEVEL: 'warn',
-    };
+    const env = sharedStoreEnv(database.databaseUrl!, redis.url, 'outage');
+    prefix = env.REDIS_PREFIX!;
     a = await startServerProcess(env);
     b = await startServerProcess(env);
     inspector = createRedisClient(redis.url);

@@ -67,6 +67,17 @@ const settingsOf = async (year: string) => {
 const plansOf = async (year: string): Promise<{ _id: string; schoolName: string; status: string }[]> =>
   (await adminApi.get(`/api/forms?schoolYear=${year}`)).body.forms;
 
+/** Waits for a two-school rollover's finished line; its progress bar then stands full. */
+async function finishedRollover(page: Page, from: string, to: string, outcome: string): Promise<Locator> {
+  await page
+    .getByRole('status')
+    .filter({ hasText: `Finished: 2 of 2 schools done (${outcome}, 0 errors). ${from} is archived.` })
+    .waitFor();
+  const bar = page.getByRole('progressbar', { name: `Rollover of ${from} into ${to}` });
+  await expect(bar.getAttribute('value')).resolves.toBe('2');
+  return bar;
+}
+
 beforeAll(async () => {
   server = await startTestServer();
   browser = await launchBrowser();
@@ -167,12 +178,7 @@ describe('the School years page', () => {
     const { status, body } = await adminApi.post('/api/admin/forms/rollover', { sourceYear: PREVIOUS, targetYear: YEAR });
     expect(status).toBe(200);
     expect(body.skipped).toHaveLength(2);
-    await page
-      .getByRole('status')
-      .filter({ hasText: `Finished: 2 of 2 schools done (0 created, 2 skipped, 0 errors). ${PREVIOUS} is archived.` })
-      .waitFor();
-    const bar = page.getByRole('progressbar', { name: `Rollover of ${PREVIOUS} into ${YEAR}` });
-    await expect(bar.getAttribute('value')).resolves.toBe('2');
+    const bar = await finishedRollover(page, PREVIOUS, YEAR, '0 created, 2 skipped');
     await expect(bar.getAttribute('max')).resolves.toBe('2');
   });
 
@@ -198,12 +204,7 @@ describe('the School years page', () => {
     expect((await settingsOf(YEAR)).archived).toBe(false);
 
     await dialog.getByRole('button', { name: 'Roll over 2 plans' }).click();
-    await page
-      .getByRole('status')
-      .filter({ hasText: `Finished: 2 of 2 schools done (1 created, 1 skipped, 0 errors). ${YEAR} is archived.` })
-      .waitFor();
-    const bar = page.getByRole('progressbar', { name: `Rollover of ${YEAR} into ${NEXT}` });
-    await expect(bar.getAttribute('value')).resolves.toBe('2');
+    await finishedRollover(page, YEAR, NEXT, '1 created, 1 skipped');
 
     const report = page.getByRole('region', { name: `Report: ${YEAR} into ${NEXT}` });
     const table = report.getByRole('region', { name: `Rollover report, ${YEAR} into ${NEXT}` });

@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import path from 'node:path';
 import { createServer } from 'node:net';
+import { randomBytes } from 'node:crypto';
 
 const MAIN = path.resolve(import.meta.dirname, '../main.ts');
 
@@ -23,6 +24,23 @@ export async function freePort(): Promise<number> {
       probe.close(() => resolve(port));
     });
   });
+}
+
+/**
+ * The environment of server processes that share one database (the demo district) and, when given
+ * a Redis URL, one fresh key prefix: what makes them one deployment. Start them one after the
+ * other, so the first migrates and seeds.
+ */
+export function sharedStoreEnv(databaseUrl: string, redisUrl: string | undefined, label: string): Record<string, string> {
+  return {
+    NODE_ENV: 'test',
+    DATABASE_URL: databaseUrl,
+    ...(redisUrl ? { REDIS_URL: redisUrl } : {}),
+    REDIS_PREFIX: `csp-${label}-${randomBytes(4).toString('hex')}:`,
+    SESSION_SECRET: randomBytes(24).toString('hex'),
+    SEED: 'demo',
+    LOG_LEVEL: 'warn',
+  };
 }
 
 /** Starts `server/src/main.ts` as its own OS process (the real Node binary) and waits for health. */

@@ -80,6 +80,13 @@ interface SourceOptions {
  * caller), principal Harbor's principal, assigned to the coordinator; answered steps, except
  * counseling which is empty yet marked completed, and sexual harassment answered but not completed.
  */
+/** Harbor's plans of one year (one at most, whatever was tried). */
+const harborPlansIn = (schoolYear: string) =>
+  db()
+    .select({ id: plans.id })
+    .from(plans)
+    .where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, schoolYear)));
+
 async function insertSource(options: SourceOptions = {}): Promise<{ id: string; schoolYear: string }> {
   const id = newId();
   const schoolYear = options.schoolYear ?? freshYear();
@@ -285,12 +292,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     expect(again.status).toBe(409);
     expect(again.body.existingFormId).toBe(first.body.formId);
     expect(typeof again.body.error).toBe('string');
-    expect(
-      await db()
-        .select({ id: plans.id })
-        .from(plans)
-        .where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, target))),
-    ).toHaveLength(1);
+    expect(await harborPlansIn(target)).toHaveLength(1);
 
     // The demo district: last year's Harbor plan into this year, where Harbor has its draft.
     const demoPrevious = (await formIdOf(HARBOR, PREVIOUS))!;
@@ -322,12 +324,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     const { status, body } = await duplicate(principal, source.id, { schoolYear: target, force: true });
     expect(status).toBe(200);
     expect(body.formId).toBe(existingId);
-    expect(
-      await db()
-        .select({ id: plans.id })
-        .from(plans)
-        .where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, target))),
-    ).toHaveLength(1);
+    expect(await harborPlansIn(target)).toHaveLength(1);
 
     const after = await stepsOf(existingId);
     const attendance = after.get('attendancePlan')!.data;
