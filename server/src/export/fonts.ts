@@ -73,7 +73,7 @@ export const faceName = (script: Script, bold: boolean): FaceName => (bold ? `${
  * table again each time the subsetter reads a glyph from it; unpacked once, the face is as fast as
  * a TTF.
  */
-export function woffToSfnt(woff: Buffer): Buffer {
+function woffToSfnt(woff: Buffer): Buffer {
   if (woff.toString('latin1', 0, 4) !== 'wOFF') return woff;
   const flavor = woff.readUInt32BE(4);
   const numTables = woff.readUInt16BE(12);

@@ -17,7 +17,7 @@ const MARGIN = 50;
 const CONTENT_WIDTH = PAGE_WIDTH - 2 * MARGIN;
 const CONTENT_BOTTOM = PAGE_HEIGHT - MARGIN;
 
-export const COLORS = {
+const COLORS = {
   navy: '#1F2A44',
   text: '#1A1A1A',
   muted: '#555B66',

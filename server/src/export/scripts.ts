@@ -4,8 +4,7 @@
  */
 
 /** The scripts the export fonts cover; `latin` also stands for Greek, Cyrillic, Vietnamese and Devanagari. */
-export const SCRIPTS = ['latin', 'cjk', 'korean', 'arabic', 'hebrew', 'bengali'] as const;
-export type Script = (typeof SCRIPTS)[number];
+export type Script = 'latin' | 'cjk' | 'korean' | 'arabic' | 'hebrew' | 'bengali';
 
 /** Right-to-left scripts: their runs are shaped as a whole and reversed by the shaper. */
 export const RTL_SCRIPTS: ReadonlySet<Script> = new Set(['arabic', 'hebrew']);

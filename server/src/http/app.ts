@@ -27,7 +27,7 @@ import { exportRoutes } from '../api/exports/routes.ts';
 import { auditRoutes } from '../api/audit/routes.ts';
 import { openapiRoutes } from '../api/openapi/routes.ts';
 
-export const JSON_BODY_LIMIT = '1mb';
+const JSON_BODY_LIMIT = '1mb';
 
 export interface Identity {
   oidc: OidcClient;

@@ -4,7 +4,7 @@ import { readFile } from 'node:fs/promises';
 import type { Middleware } from 'koa';
 import serve from 'koa-static';
 
-export const WEB_BUILD_DIR = path.resolve(import.meta.dirname, '../../../web/build');
+const WEB_BUILD_DIR = path.resolve(import.meta.dirname, '../../../web/build');
 
 /** Serves the built SPA and answers deep links with its index.html. */
 export function spaMiddleware(buildDir = WEB_BUILD_DIR): Middleware[] {

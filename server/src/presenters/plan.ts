@@ -44,7 +44,7 @@ export function presentPlanSummary(plan: PlanRow, completedSteps: string[], year
   };
 }
 
-export function presentStep(step: StepRow): StoredStep {
+function presentStep(step: StepRow): StoredStep {
   return { completed: step.completed, data: step.data, revisionCount: step.revisionCount, lastUpdated: iso(step.lastUpdated) };
 }
 
@@ -71,7 +71,7 @@ export function presentStepResponse(
   };
 }
 
-export function presentUserPermission(access: PlanAccess, writable: boolean): UserPermission {
+function presentUserPermission(access: PlanAccess, writable: boolean): UserPermission {
   return {
     canRead: access.read,
     canEdit: access.edit && writable,

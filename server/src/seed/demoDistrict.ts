@@ -6,8 +6,8 @@ import { planShares, planSteps, plans, schoolYearSettings, users } from '../stor
 import { newId } from '../storage/ids.ts';
 import { sampleStepAnswers } from './sampleAnswers.ts';
 
-export const DEMO_DOMAIN = 'example.org';
-export const DEMO_SCHOOLS = [
+const DEMO_DOMAIN = 'example.org';
+const DEMO_SCHOOLS = [
   { name: 'Harbor View Academy', slug: 'harbor', filledSteps: 12, previousStatus: 'approved' as const },
   { name: 'Riverside Learning Center', slug: 'riverside', filledSteps: 7, previousStatus: 'submitted' as const },
 ];
@@ -16,7 +16,7 @@ export const DEMO_SCHOOLS = [
  * The current-year Harbor plan is shared for editing (every section) with Harbor's assistant
  * principal, so the principal and the AP signed in side by side co-edit it live.
  */
-export const DEMO_EDIT_SHARE = { schoolName: 'Harbor View Academy', email: `ap.harbor@${DEMO_DOMAIN}` };
+const DEMO_EDIT_SHARE = { schoolName: 'Harbor View Academy', email: `ap.harbor@${DEMO_DOMAIN}` };
 
 interface DemoUser {
   email: string;

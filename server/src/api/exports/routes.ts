@@ -9,7 +9,7 @@ import { renderPlanPdf } from '../../export/pdf.ts';
 import { renderPlanDocx } from '../../export/docx.ts';
 import { mediaAnswer, operations } from '../../http/operation.ts';
 
-export const EXPORT_FORMATS = {
+const EXPORT_FORMATS = {
   pdf: { contentType: 'application/pdf', render: renderPlanPdf },
   docx: { contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', render: renderPlanDocx },
 } as const satisfies Record<string, { contentType: string; render: (plan: PlanExport) => Promise<Buffer> }>;

@@ -5,7 +5,7 @@ import { auditLogs } from '../../storage/schema.ts';
 import { auditFilters } from './queryAuditLog.ts';
 
 /** Records read per query: memory stays flat however long the range is. */
-export const CSV_BATCH_ROWS = 1000;
+const CSV_BATCH_ROWS = 1000;
 
 /**
  * One CSV cell: always quoted, quotes doubled (commas and line breaks stay inside the cell), and

@@ -4,7 +4,7 @@ import type { Database } from '../../storage/database.ts';
 import { auditLogs } from '../../storage/schema.ts';
 import { containsPattern } from '../../storage/likePattern.ts';
 
-export const ACTOR_MATCHES = 20;
+const ACTOR_MATCHES = 20;
 
 /**
  * People who acted in the audit log whose e-mail (as recorded then) contains `text`, the most

@@ -4,7 +4,7 @@ import type { PublicOverview as DistrictOverview } from '@csp/shared/api/public'
 import type { BaseServices } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
 
-export const OVERVIEW_CACHE_KEY = 'public:overview';
+const OVERVIEW_CACHE_KEY = 'public:overview';
 const OVERVIEW_TTL_MS = 60_000;
 
 /** The public district snapshot, from the shared store when computed in the last 60 s. */

@@ -76,7 +76,7 @@ interface StepFill {
  * from the source, so nothing already written in the target is lost. Returns the answers each
  * step gains and the flags of the filled answers.
  */
-export function fillEmptyAnswers(
+function fillEmptyAnswers(
   targetSteps: StepRow[],
   sourceSteps: StepRow[],
   sourceBank: QuestionBank | null,

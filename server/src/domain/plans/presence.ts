@@ -1,7 +1,7 @@
 import type { HashEntry, KeyValueStore } from '../../kv/index.ts';
 import type { UserRow } from '../../storage/rows.ts';
 
-export const PRESENCE_TTL_MS = 60_000;
+const PRESENCE_TTL_MS = 60_000;
 const presenceKey = (formId: string) => `presence:${formId}`;
 
 export interface Editor {

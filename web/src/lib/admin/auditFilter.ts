@@ -16,7 +16,7 @@ export interface AuditView {
 }
 
 export const PAGE_SIZES = [25, 50, 100, 200] as const;
-export const DEFAULT_PAGE_SIZE = 50;
+const DEFAULT_PAGE_SIZE = 50;
 const FILTER_KEYS = ['actorId', 'actor', 'action', 'targetType', 'targetId', 'from', 'to'] as const;
 
 const DAY = /^\d{4}-\d{2}-\d{2}$/;

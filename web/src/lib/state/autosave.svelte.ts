@@ -4,7 +4,7 @@ import { lockedErrorSchema, type Person } from '@csp/shared/api/forms';
 import { api, ApiError } from '#lib/api/index.ts';
 import type { PlanState } from './plan.svelte.ts';
 
-export const AUTOSAVE_DELAY_MS = 3_000;
+const AUTOSAVE_DELAY_MS = 3_000;
 
 export type SaveStatus =
   | { kind: 'idle' }

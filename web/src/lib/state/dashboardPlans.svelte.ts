@@ -4,7 +4,7 @@ import { api } from '#lib/api/index.ts';
 import { PlanState } from './plan.svelte.ts';
 
 /** Plans read in full for their progress: a principal's or a teacher's few, never a district's list. */
-export const DETAILED_PLANS = 10;
+const DETAILED_PLANS = 10;
 
 /**
  * The dashboard's closer look at a person's own plans: each read in full once (required questions

@@ -2,7 +2,7 @@
 import { auditActorListSchema, auditLogListSchema, type AuditFilter } from '@csp/shared/api/audit';
 import { ApiError, query, request } from '#lib/api/client.ts';
 
-export const AUDIT_EXPORT_PATH = '/api/admin/audit-logs/export.csv';
+const AUDIT_EXPORT_PATH = '/api/admin/audit-logs/export.csv';
 
 export const auditApi = {
   /** One page of the records matching `filter`, newest first. */

@@ -6,7 +6,7 @@
 import { readCsv, toCsv } from '#lib/csv.ts';
 
 export const IMPORT_COLUMNS = ['name', 'email', 'level', 'schoolName', 'title'] as const;
-export const REQUIRED_COLUMNS = ['name', 'email', 'level', 'schoolName'] as const;
+const REQUIRED_COLUMNS = ['name', 'email', 'level', 'schoolName'] as const;
 /** The route takes at most this many rows at once. */
 export const MAX_IMPORT_ROWS = 2000;
 
