@@ -49,6 +49,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'exports', file: 'exports.bench.ts', title: '4. Export of a fully answered plan', budget: 150, minimum: 60, adapt: exportFigures },
   { name: 'rollover', file: 'rollover.bench.ts', title: '5. District rollover', budget: 100, minimum: 45 },
   { name: 'coldstart', file: 'coldstart.bench.ts', title: '6. Cold start', budget: 90, minimum: 40 },
+  { name: 'ceilings', file: 'ceilings.bench.ts', title: '7. PostgreSQL and Redis ceilings', budget: 90, minimum: 30 },
 ];
 
 /** exports.bench.ts (written by another engineer) records its own shape; these are its figures. */
