@@ -3,7 +3,7 @@ import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { openStorage } from './storage/database.ts';
+import { openStorage, type Storage } from './storage/database.ts';
 import { openKeyValueStore } from './kv/index.ts';
 import { createHttpApp, type Identity } from './http/app.ts';
 import { RateLimits } from './http/rateLimits.ts';
@@ -51,10 +51,28 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
 }
 
 /**
+ * Once per start of the service, after the migrations: the bundled question bank stored, expired
+ * sessions deleted, and the demo district loaded into an empty database when SEED=demo.
+ */
+export async function prepareStorage(storage: Storage, config: Config, logger: Logger): Promise<void> {
+  await ensureBundledBank(storage.db);
+  await deleteExpiredSessions({ storage });
+  if (config.seed === 'demo' && (await isDatabaseEmpty(storage.db))) {
+    await seedDemoDistrict(storage.db);
+    logger.info('demo district loaded');
+  }
+}
+
+export interface StartOptions {
+  /** The database is migrated and prepared already (by the primary process of a group of workers). */
+  prepared?: boolean;
+}
+
+/**
  * Wires storage, the shared store, the HTTP app, the realtime gateway (/realtime) and the
  * collaboration server (/collab) on one HTTP server; `stop` drains and closes them in order.
  */
-export async function startServer(baseConfig: Config, logger: Logger = createLogger(baseConfig.logLevel)): Promise<RunningServer> {
+export async function startServer(baseConfig: Config, logger: Logger = createLogger(baseConfig.logLevel), options: StartOptions = {}): Promise<RunningServer> {
   // Listen first: with PORT=0 the app's own address (sign-in redirects) is known only then.
   let handler: http.RequestListener = (_req, res) => res.writeHead(503).end();
   const httpServer = http.createServer((req, res) => handler(req, res));
@@ -70,7 +88,9 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   const port = (httpServer.address() as AddressInfo).port;
   const config = baseConfig.port === 0 ? { ...baseConfig, port, appUrl: `http://127.0.0.1:${port}` } : baseConfig;
 
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  // A worker's primary (cluster.ts) has already migrated and prepared the database.
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: !options.prepared });
+  if (!options.prepared) await prepareStorage(storage, config, logger);
   const kv = openKeyValueStore(config.redisUrl, config.redisPrefix);
   const base: BaseServices = {
     config,
@@ -82,13 +102,6 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     // Only where every process hears of revoked sessions: through Redis, or alone on its embedded database.
     sessionCache: new SessionCache(kv.kind === 'redis' || storage.kind === 'pglite'),
   };
-
-  await ensureBundledBank(storage.db);
-  await deleteExpiredSessions(base);
-  if (config.seed === 'demo' && (await isDatabaseEmpty(storage.db))) {
-    await seedDemoDistrict(storage.db);
-    logger.info('demo district loaded');
-  }
 
   const gateway = createRealtimeGateway(httpServer, base);
   const collab = createCollabServer(base);
