@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
 import { openStorage, type Storage } from './storage/database.ts';
-import { openKeyValueStore } from './kv/index.ts';
+import { openKeyValueStore, type KeyValueStore } from './kv/index.ts';
 import { createHttpApp, type Identity } from './http/app.ts';
 import { RateLimits } from './http/rateLimits.ts';
 import { OidcClient } from './auth/oidcClient.ts';
@@ -121,7 +121,7 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     else if (!path.startsWith(REALTIME_PATH)) socket.destroy();
   });
 
-  const identity = createIdentity(config);
+  const identity = createIdentity(config, kv);
   handler = createHttpApp(services, identity).callback();
   logger.info({ port, store: storage.kind, kv: kv.kind, issuer: identity.issuer }, 'server listening');
 
@@ -141,10 +141,10 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
 }
 
 /** The configured OpenID issuer, or (outside production) the bundled development provider. */
-function createIdentity(config: Config): Identity & { issuer: string } {
+function createIdentity(config: Config, kv: KeyValueStore): Identity & { issuer: string } {
   const dev = config.oidc.issuer
     ? undefined
-    : devIdentityProvider({ appUrl: config.appUrl, clientId: config.oidc.clientId, cookieSecret: config.sessionSecret });
+    : devIdentityProvider({ appUrl: config.appUrl, clientId: config.oidc.clientId, cookieSecret: config.sessionSecret, kv });
   const issuer = config.oidc.issuer ?? dev!.issuer;
   const oidc = new OidcClient({
     issuer,
