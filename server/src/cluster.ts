@@ -42,6 +42,8 @@ export async function startWorkers(config: Config, logger: Logger): Promise<Runn
     const worker = cluster.fork();
     const startedAt = Date.now();
     logger.info({ worker: worker.process.pid }, 'worker started');
+    // A signal or message that cannot reach the worker is reported here; unheard, it would end the primary.
+    worker.on('error', (error) => logger.warn({ err: error, worker: worker.process.pid }, 'worker unreachable'));
     worker.once('exit', (code, signal) => {
       if (stopping) return;
       if (Date.now() - startedAt >= STABLE_AFTER_MS) slot.failures = 0;
