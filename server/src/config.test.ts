@@ -37,6 +37,7 @@ describe('configuration', () => {
     for (const bad of ['0', '-2', '1.5', 'two', '']) expect(() => loadConfig({ ...shared, WORKERS: bad }), bad).toThrow(/WORKERS: a positive integer, or auto/);
     expect(() => loadConfig({ WORKERS: '2', REDIS_URL: shared.REDIS_URL })).toThrow(/WORKERS: more than one worker needs DATABASE_URL/);
     expect(() => loadConfig({ WORKERS: '2', DATABASE_URL: shared.DATABASE_URL })).toThrow(/WORKERS: more than one worker needs REDIS_URL/);
+    expect(() => loadConfig({ ...shared, WORKERS: '2', PORT: '0' })).toThrow(/WORKERS: more than one worker needs a fixed PORT/);
     const neither = /needs DATABASE_URL[\s\S]*needs REDIS_URL/;
     expect(() => loadConfig({ WORKERS: '2' })).toThrow(neither);
   });

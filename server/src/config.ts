@@ -44,6 +44,9 @@ const envSchema = z
     if (env.WORKERS > 1 && !env.DATABASE_URL) {
       ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'more than one worker needs DATABASE_URL (the embedded PGlite serves one process)' });
     }
+    if (env.WORKERS > 1 && env.PORT === 0) {
+      ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'more than one worker needs a fixed PORT (each worker listens only once ready)' });
+    }
     if (env.WORKERS > 1 && !env.REDIS_URL) {
       ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'more than one worker needs REDIS_URL (locks, presence and rate limits are shared there)' });
     }

@@ -25,7 +25,7 @@ process.on('uncaughtException', (error, origin) => {
 
 // WORKERS > 1: this primary process only prepares the database and supervises the workers it forks.
 const isPrimary = config.workers > 1 && cluster.isPrimary;
-const starting = (isPrimary ? startWorkers(config, logger) : startServer(config, logger, { prepared: cluster.isWorker })).catch((error: unknown) => {
+const starting = (isPrimary ? startWorkers(config, logger) : startServer(config, logger, { worker: cluster.isWorker })).catch((error: unknown) => {
   logger.fatal({ err: error }, 'server failed to start');
   process.exit(1);
 });

@@ -64,8 +64,12 @@ export async function prepareStorage(storage: Storage, config: Config, logger: L
 }
 
 export interface StartOptions {
-  /** The database is migrated and prepared already (by the primary process of a group of workers). */
-  prepared?: boolean;
+  /**
+   * One of the workers of a primary process (cluster.ts): the primary has migrated and prepared
+   * the database, and the worker listens only once ready, since from then on the primary hands it
+   * its share of new connections (no 503 while it starts, also when it replaces a dead worker).
+   */
+  worker?: boolean;
 }
 
 /**
@@ -73,7 +77,6 @@ export interface StartOptions {
  * collaboration server (/collab) on one HTTP server; `stop` drains and closes them in order.
  */
 export async function startServer(baseConfig: Config, logger: Logger = createLogger(baseConfig.logLevel), options: StartOptions = {}): Promise<RunningServer> {
-  // Listen first: with PORT=0 the app's own address (sign-in redirects) is known only then.
   let handler: http.RequestListener = (_req, res) => res.writeHead(503).end();
   const httpServer = http.createServer((req, res) => handler(req, res));
   httpServer.on('clientError', answerClientError);
@@ -81,16 +84,18 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   // keep-alive connection at the moment a client reuses it (the client would see a reset).
   httpServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   httpServer.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(baseConfig.port, baseConfig.host, () => resolve());
-  });
-  const port = (httpServer.address() as AddressInfo).port;
+  const listen = () =>
+    new Promise<number>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(baseConfig.port, baseConfig.host, () => resolve((httpServer.address() as AddressInfo).port));
+    });
+  // Alone, it listens first (answering 503 until ready): with PORT=0 the app's own address (sign-in
+  // redirects) is known only then. A worker has a fixed port (config.ts) and listens last.
+  const port = options.worker ? baseConfig.port : await listen();
   const config = baseConfig.port === 0 ? { ...baseConfig, port, appUrl: `http://127.0.0.1:${port}` } : baseConfig;
 
-  // A worker's primary (cluster.ts) has already migrated and prepared the database.
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: !options.prepared });
-  if (!options.prepared) await prepareStorage(storage, config, logger);
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: !options.worker });
+  if (!options.worker) await prepareStorage(storage, config, logger);
   const kv = openKeyValueStore(config.redisUrl, config.redisPrefix);
   const base: BaseServices = {
     config,
@@ -123,6 +128,7 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
 
   const identity = createIdentity(config, kv);
   handler = createHttpApp(services, identity).callback();
+  if (options.worker) await listen();
   logger.info({ port, store: storage.kind, kv: kv.kind, issuer: identity.issuer }, 'server listening');
 
   let stopping: Promise<void> | undefined;
