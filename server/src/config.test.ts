@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from './config.ts';
 
@@ -26,6 +27,19 @@ describe('configuration', () => {
       expect((error as Error).message).toMatch(/DATABASE_URL/);
       expect((error as Error).message).toMatch(/SEED/);
     }
+  });
+
+  it('runs one process unless WORKERS asks for more, and more only on PostgreSQL with Redis', () => {
+    const shared = { DATABASE_URL: 'postgres://db.example.org/csp', REDIS_URL: 'redis://cache.example.org:6379' };
+    expect(loadConfig({}).workers).toBe(1);
+    expect(loadConfig({ ...shared, WORKERS: '4' }).workers).toBe(4);
+    expect(loadConfig({ ...shared, WORKERS: 'auto' }).workers).toBe(availableParallelism());
+    for (const bad of ['0', '-2', '1.5', 'two', '']) expect(() => loadConfig({ ...shared, WORKERS: bad }), bad).toThrow(/WORKERS: a positive integer, or auto/);
+    expect(() => loadConfig({ WORKERS: '2', REDIS_URL: shared.REDIS_URL })).toThrow(/WORKERS: more than one worker needs DATABASE_URL/);
+    expect(() => loadConfig({ WORKERS: '2', DATABASE_URL: shared.DATABASE_URL })).toThrow(/WORKERS: more than one worker needs REDIS_URL/);
+    expect(() => loadConfig({ ...shared, WORKERS: '2', PORT: '0' })).toThrow(/WORKERS: more than one worker needs a fixed PORT/);
+    const neither = /needs DATABASE_URL[\s\S]*needs REDIS_URL/;
+    expect(() => loadConfig({ WORKERS: '2' })).toThrow(neither);
   });
 
   it('refuses production without an identity provider and a real secret', () => {

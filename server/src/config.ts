@@ -1,4 +1,5 @@
 import path from 'node:path';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 
 const REPOSITORY_ROOT = path.resolve(import.meta.dirname, '../..');
@@ -29,8 +30,26 @@ const envSchema = z
     /** Step lock lifetime; the specification's 300 s. Shorter only to observe expiry in tests. */
     STEP_LOCK_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+    /** Server processes sharing the port: a positive integer, or `auto` for one per core. */
+    WORKERS: z
+      .string()
+      .trim()
+      .toLowerCase()
+      .default('1')
+      .refine((value) => value === 'auto' || /^[1-9]\d*$/.test(value), 'a positive integer, or auto (one per core)')
+      .transform((value) => (value === 'auto' ? availableParallelism() : Number(value))),
   })
   .superRefine((env, ctx) => {
+    // PGlite lives inside one process, and without Redis locks, presence and rate limits would too.
+    if (env.WORKERS > 1 && !env.DATABASE_URL) {
+      ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'more than one worker needs DATABASE_URL (the embedded PGlite serves one process)' });
+    }
+    if (env.WORKERS > 1 && env.PORT === 0) {
+      ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'more than one worker needs a fixed PORT (each worker listens only once ready)' });
+    }
+    if (env.WORKERS > 1 && !env.REDIS_URL) {
+      ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'more than one worker needs REDIS_URL (locks, presence and rate limits are shared there)' });
+    }
     if (env.NODE_ENV !== 'production') return;
     if (!env.OIDC_ISSUER) ctx.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'required in production' });
     if (!env.OIDC_CLIENT_ID) ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_ID'], message: 'required in production' });
@@ -57,6 +76,8 @@ export interface Config {
   seed: Env['SEED'];
   stepLockTtlMs: number;
   logLevel: Env['LOG_LEVEL'];
+  /** Server processes; above 1, a primary process forks them (cluster.ts). */
+  workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -91,5 +112,6 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     seed: env.SEED,
     stepLockTtlMs: env.STEP_LOCK_TTL_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
+    workers: env.WORKERS,
   };
 }

@@ -3,8 +3,8 @@ import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import type { Config } from './config.ts';
 import { createLogger, type Logger } from './logger.ts';
-import { openStorage } from './storage/database.ts';
-import { openKeyValueStore } from './kv/index.ts';
+import { openStorage, type Storage } from './storage/database.ts';
+import { openKeyValueStore, type KeyValueStore } from './kv/index.ts';
 import { createHttpApp, type Identity } from './http/app.ts';
 import { RateLimits } from './http/rateLimits.ts';
 import { OidcClient } from './auth/oidcClient.ts';
@@ -51,11 +51,32 @@ function answerClientError(error: Error & { code?: string }, socket: Duplex): vo
 }
 
 /**
+ * Once per start of the service, after the migrations: the bundled question bank stored, expired
+ * sessions deleted, and the demo district loaded into an empty database when SEED=demo.
+ */
+export async function prepareStorage(storage: Storage, config: Config, logger: Logger): Promise<void> {
+  await ensureBundledBank(storage.db);
+  await deleteExpiredSessions({ storage });
+  if (config.seed === 'demo' && (await isDatabaseEmpty(storage.db))) {
+    await seedDemoDistrict(storage.db);
+    logger.info('demo district loaded');
+  }
+}
+
+export interface StartOptions {
+  /**
+   * One of the workers of a primary process (cluster.ts): the primary has migrated and prepared
+   * the database, and the worker listens only once ready, since from then on the primary hands it
+   * its share of new connections (no 503 while it starts, also when it replaces a dead worker).
+   */
+  worker?: boolean;
+}
+
+/**
  * Wires storage, the shared store, the HTTP app, the realtime gateway (/realtime) and the
  * collaboration server (/collab) on one HTTP server; `stop` drains and closes them in order.
  */
-export async function startServer(baseConfig: Config, logger: Logger = createLogger(baseConfig.logLevel)): Promise<RunningServer> {
-  // Listen first: with PORT=0 the app's own address (sign-in redirects) is known only then.
+export async function startServer(baseConfig: Config, logger: Logger = createLogger(baseConfig.logLevel), options: StartOptions = {}): Promise<RunningServer> {
   let handler: http.RequestListener = (_req, res) => res.writeHead(503).end();
   const httpServer = http.createServer((req, res) => handler(req, res));
   httpServer.on('clientError', answerClientError);
@@ -63,14 +84,18 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   // keep-alive connection at the moment a client reuses it (the client would see a reset).
   httpServer.keepAliveTimeout = KEEP_ALIVE_TIMEOUT_MS;
   httpServer.headersTimeout = KEEP_ALIVE_TIMEOUT_MS + 1_000;
-  await new Promise<void>((resolve, reject) => {
-    httpServer.once('error', reject);
-    httpServer.listen(baseConfig.port, baseConfig.host, () => resolve());
-  });
-  const port = (httpServer.address() as AddressInfo).port;
+  const listen = () =>
+    new Promise<number>((resolve, reject) => {
+      httpServer.once('error', reject);
+      httpServer.listen(baseConfig.port, baseConfig.host, () => resolve((httpServer.address() as AddressInfo).port));
+    });
+  // Alone, it listens first (answering 503 until ready): with PORT=0 the app's own address (sign-in
+  // redirects) is known only then. A worker has a fixed port (config.ts) and listens last.
+  const port = options.worker ? baseConfig.port : await listen();
   const config = baseConfig.port === 0 ? { ...baseConfig, port, appUrl: `http://127.0.0.1:${port}` } : baseConfig;
 
-  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir });
+  const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: !options.worker });
+  if (!options.worker) await prepareStorage(storage, config, logger);
   const kv = openKeyValueStore(config.redisUrl, config.redisPrefix);
   const base: BaseServices = {
     config,
@@ -82,13 +107,6 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     // Only where every process hears of revoked sessions: through Redis, or alone on its embedded database.
     sessionCache: new SessionCache(kv.kind === 'redis' || storage.kind === 'pglite'),
   };
-
-  await ensureBundledBank(storage.db);
-  await deleteExpiredSessions(base);
-  if (config.seed === 'demo' && (await isDatabaseEmpty(storage.db))) {
-    await seedDemoDistrict(storage.db);
-    logger.info('demo district loaded');
-  }
 
   const gateway = createRealtimeGateway(httpServer, base);
   const collab = createCollabServer(base);
@@ -108,8 +126,9 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     else if (!path.startsWith(REALTIME_PATH)) socket.destroy();
   });
 
-  const identity = createIdentity(config);
+  const identity = createIdentity(config, kv);
   handler = createHttpApp(services, identity).callback();
+  if (options.worker) await listen();
   logger.info({ port, store: storage.kind, kv: kv.kind, issuer: identity.issuer }, 'server listening');
 
   let stopping: Promise<void> | undefined;
@@ -128,10 +147,10 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
 }
 
 /** The configured OpenID issuer, or (outside production) the bundled development provider. */
-function createIdentity(config: Config): Identity & { issuer: string } {
+function createIdentity(config: Config, kv: KeyValueStore): Identity & { issuer: string } {
   const dev = config.oidc.issuer
     ? undefined
-    : devIdentityProvider({ appUrl: config.appUrl, clientId: config.oidc.clientId, cookieSecret: config.sessionSecret });
+    : devIdentityProvider({ appUrl: config.appUrl, clientId: config.oidc.clientId, cookieSecret: config.sessionSecret, kv });
   const issuer = config.oidc.issuer ?? dev!.issuer;
   const oidc = new OidcClient({
     issuer,

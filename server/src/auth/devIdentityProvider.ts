@@ -3,6 +3,8 @@ import mount from 'koa-mount';
 import compose from 'koa-compose';
 import { koaBody } from 'koa-body';
 import Provider from 'oidc-provider';
+import type { KeyValueStore } from '../kv/store.ts';
+import { DevIdentityStore, devSigningKey } from './devIdentityStore.ts';
 
 export const DEV_IDP_PATH = '/dev-idp';
 
@@ -29,7 +31,10 @@ button{margin-top:1rem;padding:.5rem 1rem;font-size:1rem;background:#1b2a41;colo
  * A real OpenID provider for local use and tests: one public client (PKCE), a one-field login page,
  * consent implied. Which e-mails may sign in is the application's decision, not this provider's.
  */
-export function devIdentityProvider(options: { appUrl: string; clientId: string; cookieSecret: string }): { issuer: string; middleware: Middleware } {
+export function devIdentityProvider(options: { appUrl: string; clientId: string; cookieSecret: string; kv: KeyValueStore }): {
+  issuer: string;
+  middleware: Middleware;
+} {
   const issuer = `${options.appUrl}${DEV_IDP_PATH}`;
   const provider = new Provider(issuer, {
     clients: [
@@ -39,8 +44,12 @@ export function devIdentityProvider(options: { appUrl: string; clientId: string;
         redirect_uris: [`${options.appUrl}/api/auth/callback`],
         response_types: ['code'],
         grant_types: ['authorization_code'],
+        id_token_signed_response_alg: 'ES256',
       },
     ],
+    // Shared by every server process: any of them may take any step of a sign-in.
+    adapter: (model) => new DevIdentityStore(options.kv, model),
+    jwks: { keys: [devSigningKey(options.cookieSecret)] },
     pkce: { required: () => true },
     ttl: { Interaction: 600, Session: 8 * 3600, Grant: 8 * 3600, AuthorizationCode: 60, AccessToken: 600, IdToken: 600 },
     cookies: { keys: [options.cookieSecret] },

@@ -121,6 +121,6 @@ export async function invalidateUserSessions(services: BaseServices, userIds: st
   await deny(services, removed);
 }
 
-export async function deleteExpiredSessions(services: BaseServices): Promise<void> {
-  await services.storage.db.delete(sessions).where(lt(sessions.expiresAt, new Date()));
+export async function deleteExpiredSessions({ storage }: Pick<BaseServices, 'storage'>): Promise<void> {
+  await storage.db.delete(sessions).where(lt(sessions.expiresAt, new Date()));
 }

@@ -69,6 +69,12 @@ describe('realtime gateway', () => {
       sockets.push(own);
       expect(own.socket.connected).toBe(true);
     });
+
+    it('takes WebSocket only: a long-polling handshake is refused (its requests could reach another process)', async () => {
+      const polling = await principal.request('GET', '/realtime/?EIO=4&transport=polling');
+      expect(polling.status).toBe(400);
+      expect(await polling.json()).toMatchObject({ message: 'Transport unknown' });
+    });
   });
 
   it('a socket whose session ends (sign-out) is disconnected', async () => {

@@ -57,6 +57,9 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   const { config, kv, logger } = services;
   const io = new SocketServer(httpServer, {
     path: REALTIME_PATH,
+    // No long-polling: its requests would each need the process holding the session (sticky
+    // sessions); a WebSocket stays on the process that accepted it, whichever that was.
+    transports: ['websocket'],
     serveClient: false,
     destroyUpgrade: false,
     allowRequest: (request, callback) => callback(null, isAllowedOrigin(request, config.appUrl)),

@@ -24,11 +24,14 @@ export interface StorageOptions {
   /** PGlite folder, or `memory://` for a throwaway database. */
   dataDir: string;
   poolSize?: number;
+  /** Bring the schema up to date (default); false where another process has just done it. */
+  migrate?: boolean;
 }
 
 /** Opens PostgreSQL (DATABASE_URL) or the embedded PGlite, and brings the schema up to date. */
 export async function openStorage(options: StorageOptions): Promise<Storage> {
   const storage = options.databaseUrl ? await openPostgres(options.databaseUrl, options.poolSize ?? 20) : await openPglite(options.dataDir);
+  if (options.migrate === false) return storage;
   try {
     await storage.migrate();
   } catch (error) {
