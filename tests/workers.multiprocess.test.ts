@@ -9,11 +9,10 @@
  * its own; its `realtime` and `collaboration` figures count that worker's open connections.
  * Needs DATABASE_URL and REDIS_URL, as the configuration does for more than one worker.
  */
-import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { adminHealthSchema, type AdminHealth } from '@csp/shared/api/health';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
-import { startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
+import { sharedStoreEnv, startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
 import { connectRealtime, type RealtimeClient } from '../server/src/testing/realtime.ts';
 import { openLiveClient, type LiveClient } from '../server/src/testing/collab.ts';
@@ -36,13 +35,8 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('WORKERS=2:
   beforeAll(async () => {
     database = await createTestDatabase();
     server = await startServerProcess({
-      NODE_ENV: 'test',
+      ...sharedStoreEnv(database.databaseUrl!, process.env.REDIS_URL!, 'workers'),
       WORKERS: String(WORKERS),
-      DATABASE_URL: database.databaseUrl!,
-      REDIS_URL: process.env.REDIS_URL!,
-      REDIS_PREFIX: `csp-workers-${randomBytes(4).toString('hex')}:`,
-      SESSION_SECRET: randomBytes(24).toString('hex'),
-      SEED: 'demo',
       // The primary's and the workers' start and stop lines are at info.
       LOG_LEVEL: 'info',
     });
