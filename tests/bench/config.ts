@@ -18,3 +18,5 @@ export const RUN_ID = process.env.BENCH_RUN_ID || randomBytes(3).toString('hex')
 export const QUICK = process.env.BENCH_QUICK === '1';
 /** Start benchmark servers with --cpu-prof (profiles land in results/profiles). */
 export const PROFILE = process.env.BENCH_PROFILE === '1';
+/** Server processes the app runs as (`BENCH_WORKERS=2`: a primary and two workers, WORKERS=2); the floors stay one process. */
+export const APP_WORKERS = process.env.BENCH_WORKERS || '1';

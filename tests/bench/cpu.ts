@@ -46,6 +46,20 @@ function pidsNamed(comm: string): number[] {
   return pids;
 }
 
+/** A process and its descendants (a server's primary and its workers), as they are now. */
+export function processTree(pid: number): number[] {
+  const tree = [pid];
+  for (let i = 0; i < tree.length; i++) {
+    try {
+      const children = readFileSync(`/proc/${tree[i]}/task/${tree[i]}/children`, 'utf8').trim();
+      if (children) tree.push(...children.split(' ').map(Number));
+    } catch {
+      // gone
+    }
+  }
+  return tree;
+}
+
 let redisPidCache: number | null | undefined;
 function sharedRedisPid(): number | null {
   if (redisPidCache !== undefined) return redisPidCache;

@@ -8,6 +8,7 @@
  *   BENCH_ONLY=save,rollover   run only these
  *   BENCH_QUICK=1              shorter phases (trying the suite out; not for recorded figures)
  *   BENCH_PROFILE=1            benchmark servers write CPU profiles to results/profiles
+ *   BENCH_WORKERS=2            the app on PostgreSQL + Redis runs as a primary and 2 workers
  */
 import { execFileSync, spawn } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync, mkdirSync } from 'node:fs';

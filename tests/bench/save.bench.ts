@@ -11,7 +11,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { BANK, insertEditors, type Editor } from './fixtures.ts';
 
-import { cpuDisturbance, CpuSampler, waitForQuiet, type CpuWindow } from './cpu.ts';
+import { cpuDisturbance, CpuSampler, processTree, waitForQuiet, type CpuWindow } from './cpu.ts';
 import { QUICK } from './config.ts';
 import { ask, forkWorker, lastErrorLine, nextMessage, stopChild } from './workers.ts';
 import { clearRedisPrefix, redisPrefix } from './redis.ts';
@@ -325,7 +325,7 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
     const appPid = server.child.pid!;
     const postgres = postgresPidsOf(database.url, database.name);
     cleanups.push(() => postgres.stop());
-    const sampler = new CpuSampler({ server: [appPid], generators: generators.map((g) => g.pid!), postgres: postgres.pids });
+    const sampler = new CpuSampler({ server: () => processTree(appPid), generators: generators.map((g) => g.pid!), postgres: postgres.pids });
     const waits = new PgWaitSampler(database.url, database.name);
     cleanups.push(() => waits.end());
     const app: LevelResult[] = [];

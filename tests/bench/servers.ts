@@ -7,7 +7,7 @@ import { createHmac } from 'node:crypto';
 import { mkdirSync } from 'node:fs';
 import path from 'node:path';
 import { generateSessionToken, sessionIdOf, SESSION_COOKIE } from '../../server/src/auth/sessions.ts';
-import { PROFILE, REDIS_URL, RESULTS_DIR } from './config.ts';
+import { APP_WORKERS, PROFILE, REDIS_URL, RESULTS_DIR } from './config.ts';
 
 const SESSION_SECRET = 'bench-session-secret-0123456789abcdef0123456789';
 
@@ -28,6 +28,8 @@ export function serverEnv(databaseUrl: string | undefined, redisPrefix: string |
     env.REDIS_URL = REDIS_URL;
     env.REDIS_PREFIX = redisPrefix;
   }
+  // Several processes need both shared stores; the embedded store is one process.
+  if (databaseUrl && redisPrefix !== undefined) env.WORKERS ??= APP_WORKERS;
   if (PROFILE) {
     const dir = path.join(RESULTS_DIR, 'profiles');
     mkdirSync(dir, { recursive: true });
