@@ -56,6 +56,8 @@ let latencies: number[] = [];
 let measureFrom = Infinity;
 let measureTo = Infinity;
 let receivedOutsideRun = 0;
+/** Peers' tokens that arrived inside the measured window, whenever sent: what the server relayed in it. */
+let arrivedInWindow = 0;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 
 const TOKEN = /\[([a-z0-9]+):(\d+):(\d+):(\d+\.\d+)\]/g;
@@ -115,6 +117,7 @@ function observe(editor: CoEditor) {
           continue;
         }
         const sentAt = Number(match[4]);
+        if (now >= measureFrom && now < measureTo) arrivedInWindow++;
         if (sentAt >= measureFrom && sentAt < measureTo) latencies.push(now - sentAt);
       }
     }
@@ -180,6 +183,7 @@ async function edit(message: { run: string; startAt: number; warmupMs: number; m
   run = message.run;
   latencies = [];
   receivedOutsideRun = 0;
+  arrivedInWindow = 0;
   for (const editor of editors) editor.sent = 0;
   measureFrom = message.startAt + message.warmupMs;
   measureTo = measureFrom + message.measureMs;
@@ -257,7 +261,7 @@ async function collect(message: { settleMs: number; timeoutMs: number }) {
     notConnectedNow: editors.filter((e) => String(e.socket.status) !== 'connected').length,
     unsyncedChanges: editors.reduce((n, e) => n + e.provider.unsyncedChanges, 0),
   };
-  return { latencies: Float64Array.from(latencies), receivedOutsideRun, documents, connection };
+  return { latencies: Float64Array.from(latencies), receivedOutsideRun, arrivedInWindow, documents, connection };
 }
 
 async function close() {
