@@ -2,7 +2,8 @@
  * A fleet of live co-editors (a child process of coedit.bench.ts): each editor is a real
  * @hocuspocus/provider on its plan step's document (its own WebSocket, authenticated by its
  * session token) plus a real socket.io-client on /realtime that joined the plan with its step
- * (presence), as the web client's step page holds them.
+ * (presence), as the web client's step page holds them. Against the floor (a bare Hocuspocus
+ * server) there is no /realtime to join: the editors hold the provider only.
  *
  * Every second (open loop, at a fixed phase) an editor appends a small token to the step's typed
  * answer: `[run:author:seq:sentAtMs]`. Peers, wherever they run, time the token's arrival from
@@ -26,6 +27,11 @@ export interface CoEditorSpec {
   questionId: string;
   token: string;
   cookie: string;
+  /**
+   * The step's seeded state, applied before connecting, for a server that loads nothing (the
+   * floor). The three peers of a document get the same bytes, so the server keeps one copy.
+   */
+  seed?: Uint8Array;
 }
 
 interface CoEditor {
@@ -50,12 +56,15 @@ let latencies: number[] = [];
 let measureFrom = Infinity;
 let measureTo = Infinity;
 let receivedOutsideRun = 0;
+/** Peers' tokens that arrived inside the measured window, whenever sent: what the server relayed in it. */
+let arrivedInWindow = 0;
 const loopDelay = monitorEventLoopDelay({ resolution: 10 });
 
 const TOKEN = /\[([a-z0-9]+):(\d+):(\d+):(\d+\.\d+)\]/g;
 
 function open(spec: CoEditorSpec, baseUrl: string): CoEditor {
   const doc = new Y.Doc();
+  if (spec.seed) Y.applyUpdate(doc, spec.seed);
   const socket = new HocuspocusProviderWebsocket({ url: `${baseUrl.replace(/^http/, 'ws')}/collab`, maxAttempts: 0 });
   const editor: CoEditor = {
     spec,
@@ -108,6 +117,7 @@ function observe(editor: CoEditor) {
           continue;
         }
         const sentAt = Number(match[4]);
+        if (now >= measureFrom && now < measureTo) arrivedInWindow++;
         if (sentAt >= measureFrom && sentAt < measureTo) latencies.push(now - sentAt);
       }
     }
@@ -138,7 +148,7 @@ function joinRealtime(editor: CoEditor, baseUrl: string): Promise<void> {
   });
 }
 
-async function connect(message: { baseUrl: string; editors: CoEditorSpec[]; concurrency: number; timeoutMs: number }) {
+async function connect(message: { baseUrl: string; editors: CoEditorSpec[]; presence: boolean; concurrency: number; timeoutMs: number }) {
   const started = performance.now();
   editors = [];
   observed = new WeakSet();
@@ -153,7 +163,7 @@ async function connect(message: { baseUrl: string; editors: CoEditorSpec[]; conc
         const editor = open(spec, message.baseUrl);
         editors.push(editor);
         while (!editor.synced && !editor.authFailure && Date.now() < deadline) await sleep(20);
-        if (editor.synced) await joinRealtime(editor, message.baseUrl);
+        if (editor.synced && message.presence) await joinRealtime(editor, message.baseUrl);
       }
     }),
   );
@@ -173,6 +183,7 @@ async function edit(message: { run: string; startAt: number; warmupMs: number; m
   run = message.run;
   latencies = [];
   receivedOutsideRun = 0;
+  arrivedInWindow = 0;
   for (const editor of editors) editor.sent = 0;
   measureFrom = message.startAt + message.warmupMs;
   measureTo = measureFrom + message.measureMs;
@@ -250,7 +261,7 @@ async function collect(message: { settleMs: number; timeoutMs: number }) {
     notConnectedNow: editors.filter((e) => String(e.socket.status) !== 'connected').length,
     unsyncedChanges: editors.reduce((n, e) => n + e.provider.unsyncedChanges, 0),
   };
-  return { latencies: Float64Array.from(latencies), receivedOutsideRun, documents, connection };
+  return { latencies: Float64Array.from(latencies), receivedOutsideRun, arrivedInWindow, documents, connection };
 }
 
 async function close() {

@@ -4,7 +4,7 @@
  * (level-3 staff with an edit share on one step, as a principal assigns sections), and sessions.
  */
 import { BUNDLED_BANK } from '@csp/shared/bank';
-import { currentSchoolYear, isStepComplete, type Step, type StepAnswers } from '@csp/shared';
+import { currentSchoolYear, isStepComplete, seedDocumentState, type Step, type StepAnswers } from '@csp/shared';
 import { sampleStepAnswers } from '../../server/src/seed/sampleAnswers.ts';
 import { newId } from '../../server/src/storage/ids.ts';
 import { insertRows, type PgQueryable } from './postgres.ts';
@@ -158,4 +158,14 @@ export async function insertEditors(
 
 export function stepAnswers(stepNumber: number, school: string): StepAnswers {
   return sampleStepAnswers(BANK.steps[stepNumber - 1]!, school);
+}
+
+/**
+ * A step's live document as the app's server first seeds it from the answers insertAnsweredPlans
+ * stored, as one update: for a server that loads nothing (the co-editing floor), the same start.
+ */
+export function stepDocumentSeed(stepNumber: number, school: string): Uint8Array {
+  const step = BANK.steps[stepNumber - 1]!;
+  const answers = stepAnswers(stepNumber, school);
+  return seedDocumentState(step, answers, isStepComplete(step, answers));
 }
