@@ -14,7 +14,7 @@
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { TYPED_STEPS, insertEditors, stepDocumentSeed, type Editor } from './fixtures.ts';
-import { cpuDisturbance, CpuSampler, waitForQuiet, type CpuWindow } from './cpu.ts';
+import { cpuDisturbance, CpuSampler, processTree, waitForQuiet, type CpuWindow } from './cpu.ts';
 import { QUICK } from './config.ts';
 import { ask, forkWorker, lastErrorLine, nextMessage, stopChild } from './workers.ts';
 import { clearRedisPrefix, redisPrefix } from './redis.ts';
@@ -164,7 +164,7 @@ async function runLevel(server: Target, editors: Editor[], postgresPids: () => n
     );
 
     const quiet = await waitForQuiet(8_000);
-    const sampler = new CpuSampler({ server: [serverPid], clients: workers.map((w) => w.pid!), postgres: postgresPids });
+    const sampler = new CpuSampler({ server: () => processTree(serverPid), clients: workers.map((w) => w.pid!), postgres: postgresPids });
     const run = randomBytes(3).toString('hex');
     const startAt = wallMs() + 1_000;
     const samplerStart = setTimeout(() => sampler.start(), startAt + PHASE.warmupMs - wallMs());
