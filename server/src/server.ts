@@ -31,6 +31,8 @@ export interface RunningServer {
 const pathOf = (request: http.IncomingMessage) => (request.url ?? '/').split('?')[0]!;
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+/** How long a start waits for Redis to connect before serving without it (it keeps retrying). */
+const REDIS_START_WAIT_MS = 5_000;
 
 /**
  * A request Node's parser refuses gets an answer before the socket closes: 431 for headers over the
@@ -127,6 +129,9 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   });
 
   const identity = createIdentity(config, kv);
+  // Commands fail fast rather than queue while Redis is not connected, so the first requests wait
+  // for the connection; a Redis that is down at start is not waited for past a few seconds.
+  if (!(await kv.whenConnected(REDIS_START_WAIT_MS))) logger.warn('Redis not reachable at start; serving without it until it is');
   handler = createHttpApp(services, identity).callback();
   if (options.worker) await listen();
   logger.info({ port, store: storage.kind, kv: kv.kind, issuer: identity.issuer }, 'server listening');

@@ -123,6 +123,10 @@ export class MemoryStore implements KeyValueStore {
   // In-process: never unreachable, so never reconnects.
   onReconnect() {}
 
+  whenConnected() {
+    return Promise.resolve(true);
+  }
+
   async close() {
     clearInterval(this.sweeper);
     this.entries.clear();

@@ -251,6 +251,20 @@ export class RedisStore implements KeyValueStore {
     this.redis.on('ready', listener);
   }
 
+  whenConnected(timeoutMs: number): Promise<boolean> {
+    if (this.redis.status === 'ready') return Promise.resolve(true);
+    return new Promise((resolve) => {
+      const done = (connected: boolean) => {
+        clearTimeout(timer);
+        this.redis.off('ready', onReady);
+        resolve(connected);
+      };
+      const onReady = () => done(true);
+      const timer = setTimeout(() => done(false), timeoutMs);
+      this.redis.on('ready', onReady);
+    });
+  }
+
   async close() {
     await this.redis.quit().catch(() => this.redis.disconnect());
   }

@@ -1,9 +1,12 @@
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
+import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { MemoryStore } from './memory.ts';
 import { RedisStore, createRedisClient } from './redis.ts';
 import type { KeyValueStore } from './store.ts';
 import { pause } from '../testing/wait.ts';
+import { startTestServer } from '../testing/testServer.ts';
+import { freePort } from '../testing/serverProcess.ts';
 
 const stores: [string, () => KeyValueStore][] = [['memory', () => new MemoryStore()]];
 if (process.env.REDIS_URL) {
@@ -113,5 +116,62 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     expect(await store.hashGetAll('presence:3')).toEqual({ 'c@x': 'C' });
     await pause(120);
     expect(await store.hashGetAll('presence:2')).toEqual({ 'b@x': 'B' });
+  });
+});
+
+/**
+ * Commands fail fast while Redis is not connected, so a server must not answer before its store
+ * has connected: behind a proxy that lets the connection through only after a pause, the first
+ * request after the start already finds Redis; an unreachable Redis is not waited for forever.
+ */
+describe.skipIf(!process.env.REDIS_URL)('a server whose Redis connects slowly', () => {
+  const CONNECT_DELAY_MS = 800;
+  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
+  let proxy: Server;
+  let proxyUrl: string;
+
+  beforeAll(async () => {
+    proxy = createServer((client) => {
+      client.pause();
+      setTimeout(() => {
+        const upstream = connect(Number(redis.port || 6379), redis.hostname, () => client.resume());
+        client.pipe(upstream).pipe(client);
+        const end = () => {
+          client.destroy();
+          upstream.destroy();
+        };
+        client.on('error', end).on('close', end);
+        upstream.on('error', end).on('close', end);
+      }, CONNECT_DELAY_MS);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    proxyUrl = `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+  });
+  afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+
+  it('answers its first request with Redis connected', async () => {
+    const server = await startTestServer({ REDIS_URL: proxyUrl });
+    try {
+      const response = await fetch(`${server.url}/api/health`);
+      expect(response.status).toBe(200);
+      expect(await response.json()).toMatchObject({ status: 'ok', redis: 'ok' });
+    } finally {
+      await server.stop();
+    }
+  });
+
+  it('reports a store that cannot connect as not connected once the wait is over', async () => {
+    const store = new RedisStore(createRedisClient(`redis://127.0.0.1:${await freePort()}`));
+    try {
+      expect(await store.whenConnected(300)).toBe(false);
+    } finally {
+      await store.close();
+    }
+    const reachable = new RedisStore(createRedisClient(proxyUrl));
+    try {
+      expect(await reachable.whenConnected(10_000)).toBe(true);
+    } finally {
+      await reachable.close();
+    }
   });
 });

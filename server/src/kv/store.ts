@@ -52,6 +52,8 @@ export interface KeyValueStore {
   ping(): Promise<void>;
   /** Runs `listener` each time the store is reachable again after an outage (its keys may be gone). */
   onReconnect(listener: () => void): void;
+  /** Resolves true once the store answers, or false after `timeoutMs` (the store keeps retrying on its own). */
+  whenConnected(timeoutMs: number): Promise<boolean>;
   close(): Promise<void>;
 }
 
