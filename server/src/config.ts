@@ -41,14 +41,13 @@ const envSchema = z
   })
   .superRefine((env, ctx) => {
     // PGlite lives inside one process, and without Redis locks, presence and rate limits would too.
-    if (env.WORKERS > 1 && !env.DATABASE_URL) {
-      ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'more than one worker needs DATABASE_URL (the embedded PGlite serves one process)' });
-    }
-    if (env.WORKERS > 1 && env.PORT === 0) {
-      ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'more than one worker needs a fixed PORT (each worker listens only once ready)' });
-    }
-    if (env.WORKERS > 1 && !env.REDIS_URL) {
-      ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'more than one worker needs REDIS_URL (locks, presence and rate limits are shared there)' });
+    const workersNeed: [missing: boolean, what: string][] = [
+      [!env.DATABASE_URL, 'DATABASE_URL (the embedded PGlite serves one process)'],
+      [env.PORT === 0, 'a fixed PORT (each worker listens only once ready)'],
+      [!env.REDIS_URL, 'REDIS_URL (locks, presence and rate limits are shared there)'],
+    ];
+    for (const [missing, what] of workersNeed) {
+      if (env.WORKERS > 1 && missing) ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: `more than one worker needs ${what}` });
     }
     if (env.NODE_ENV !== 'production') return;
     if (!env.OIDC_ISSUER) ctx.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'required in production' });
