@@ -94,6 +94,12 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('WORKERS=2:
     expect(server!.output().match(/demo district loaded/g)).toHaveLength(1);
   });
 
+  it('takes Socket.IO over WebSocket only: a long-polling handshake is refused (its requests could reach another worker)', async () => {
+    const polling = await admin.request('GET', '/realtime/?EIO=4&transport=polling');
+    expect(polling.status).toBe(400);
+    expect(await polling.json()).toMatchObject({ message: 'Transport unknown' });
+  });
+
   it('a save taken by either worker reaches Socket.IO clients on both', async () => {
     const sockets: RealtimeClient[] = [];
     try {

@@ -57,9 +57,10 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   const { config, kv, logger } = services;
   const io = new SocketServer(httpServer, {
     path: REALTIME_PATH,
-    // No long-polling: its requests would each need the process holding the session (sticky
-    // sessions); a WebSocket stays on the process that accepted it, whichever that was.
-    transports: ['websocket'],
+    // With workers on one port, no long-polling: its requests would each need the worker holding
+    // the session (sticky sessions); a WebSocket stays on the worker that accepted it. One process
+    // takes both, as Socket.IO clients expect by default.
+    transports: config.workers > 1 ? ['websocket'] : ['polling', 'websocket'],
     serveClient: false,
     destroyUpgrade: false,
     allowRequest: (request, callback) => callback(null, isAllowedOrigin(request, config.appUrl)),
