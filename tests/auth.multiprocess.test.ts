@@ -4,16 +4,20 @@ import { sharedStoreEnv, startServerProcess, type ServerProcess } from '../serve
 import { signIn, clientWithToken } from '../server/src/testing/signIn.ts';
 import { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
+import { startRedisProxy, type RedisProxy } from '../server/src/testing/redisProxy.ts';
 
 /**
  * Two real server processes on one PostgreSQL database (and one Redis, when REDIS_URL is set):
  * a session signed in on one is valid on the other, and ending it on one ends it on the other at
  * once. Needs DATABASE_URL: two processes cannot share an embedded PGlite.
  */
-describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes', () => {
+describe.skipIf(!process.env.DATABASE_URL)('sessions across server processes', () => {
   let database: Awaited<ReturnType<typeof createTestDatabase>> | undefined;
   let a: ServerProcess | undefined;
   let b: ServerProcess | undefined;
+  /** A third process of the same deployment whose Redis connections go through a proxy the test can cut. */
+  let c: ServerProcess | undefined;
+  let proxy: RedisProxy | undefined;
 
   beforeAll(async () => {
     database = await createTestDatabase();
@@ -21,10 +25,15 @@ describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes
     // One after the other: the first migrates and seeds the fresh database.
     a = await startServerProcess(env);
     b = await startServerProcess(env);
+    if (process.env.REDIS_URL) {
+      proxy = await startRedisProxy(process.env.REDIS_URL);
+      c = await startServerProcess({ ...env, REDIS_URL: proxy.url });
+    }
   });
 
   afterAll(async () => {
-    await Promise.all([a?.stop(), b?.stop()]);
+    await Promise.all([a?.stop(), b?.stop(), c?.stop()]);
+    await proxy?.close();
     await database?.drop();
   });
 
@@ -106,5 +115,45 @@ describe.skipIf(!process.env.DATABASE_URL)('sessions across two server processes
     expect((await adminOnA.put('/api/users', { userId: principal._id, level: 3 })).status).toBe(200);
 
     expect(await statusWithinASecond(() => principalOnB.get('/api/users'), 403)).toBe(403);
+  });
+
+  /** Polls C's health until its Redis reads as `redis` ('ok' or not). */
+  async function untilRedisOnC(connected: boolean): Promise<void> {
+    const deadline = Date.now() + 15_000;
+    for (;;) {
+      const { body } = await new HttpClient(c!.url).get('/api/health');
+      if ((body.redis === 'ok') === connected) return;
+      if (Date.now() > deadline) throw new Error(`C's Redis never became ${connected ? 'connected' : 'disconnected'}: ${JSON.stringify(body)}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  }
+
+  /** A session signed in on A and used twice on C (so C would have it cached), and A's client to end it. */
+  async function sessionUsedOnC(email: string) {
+    const onA = await signIn(a!.url, email);
+    const onC = clientWithToken(c!, onA.cookies.get(SESSION_COOKIE)!);
+    for (let i = 0; i < 2; i++) expect((await onC.get('/api/forms')).status, c!.output()).toBe(200);
+    return { onA, onC };
+  }
+
+  // Revocations reach C over its Redis subscription; while that is down C could not hear one.
+  it.skipIf(!process.env.REDIS_URL)('a process cut off from Redis serves no cached session, and caches again once back', async () => {
+    const before = await sessionUsedOnC('teacher.harbor@example.org');
+    proxy!.cut();
+    await untilRedisOnC(false);
+    // Signed out on A while C cannot hear it: C kept nothing, so it reads the (deleted) row.
+    expect((await before.onA.post('/api/auth/signout', {})).status).toBe(200);
+    expect((await before.onC.get('/api/forms')).status).toBe(401);
+
+    // Nor does it keep sessions validated while cut off.
+    const during = await sessionUsedOnC('coordinator.riverside@example.org');
+    expect((await during.onA.post('/api/auth/signout', {})).status).toBe(200);
+    expect((await during.onC.get('/api/forms')).status).toBe(401);
+
+    proxy!.restore();
+    await untilRedisOnC(true);
+    const after = await sessionUsedOnC('principal.harbor@example.org');
+    expect((await after.onA.post('/api/auth/signout', {})).status).toBe(200);
+    expect(await statusWithinASecond(() => after.onC.get('/api/forms'), 401)).toBe(401);
   });
 });

@@ -41,14 +41,14 @@ type SessionRow = { session: typeof sessions.$inferSelect; user: UserRow; previe
  */
 export async function validateSessionToken(services: BaseServices, token: string, { fresh = false } = {}): Promise<Auth | null> {
   if (!isSessionToken(token)) return null;
-  const sessionId = sessionIdOf(token);
-  const cached = fresh ? undefined : services.sessionCache.get(sessionId);
+  const cached = fresh ? undefined : services.sessionCache.get(token);
   if (cached) return cached;
+  const sessionId = sessionIdOf(token);
   const readStarted = services.sessionCache.readStarted();
   // Both look-ups at once: one round trip of waiting on every request instead of two.
   const [denied, [row]] = await Promise.all([deniedAmong(services, [sessionId]), preparedQueries(services.storage.db).sessionById.execute({ id: sessionId })]);
   const auth = row && denied.size === 0 ? await authOfRow(services, row) : null;
-  if (auth) services.sessionCache.set(auth, readStarted);
+  if (auth) services.sessionCache.set(token, auth, readStarted);
   // A fresh read is the truth, also for the cached copy (a change made outside this server).
   else if (fresh) services.sessionCache.forget({ sessionIds: [sessionId] });
   return auth;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
-import { connect, createServer, type AddressInfo, type Server } from 'node:net';
 import { MemoryStore } from './memory.ts';
 import { RedisStore, createRedisClient } from './redis.ts';
 import type { KeyValueStore } from './store.ts';
 import { pause } from '../testing/wait.ts';
 import { startTestServer } from '../testing/testServer.ts';
 import { freePort } from '../testing/serverProcess.ts';
+import { startRedisProxy, type RedisProxy } from '../testing/redisProxy.ts';
 
 const stores: [string, () => KeyValueStore][] = [['memory', () => new MemoryStore()]];
 if (process.env.REDIS_URL) {
@@ -126,31 +126,15 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
  */
 describe.skipIf(!process.env.REDIS_URL)('a server whose Redis connects slowly', () => {
   const CONNECT_DELAY_MS = 800;
-  const redis = new URL(process.env.REDIS_URL ?? 'redis://127.0.0.1:6379');
-  let proxy: Server;
-  let proxyUrl: string;
+  let proxy: RedisProxy;
 
   beforeAll(async () => {
-    proxy = createServer((client) => {
-      client.pause();
-      setTimeout(() => {
-        const upstream = connect(Number(redis.port || 6379), redis.hostname, () => client.resume());
-        client.pipe(upstream).pipe(client);
-        const end = () => {
-          client.destroy();
-          upstream.destroy();
-        };
-        client.on('error', end).on('close', end);
-        upstream.on('error', end).on('close', end);
-      }, CONNECT_DELAY_MS);
-    });
-    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    proxyUrl = `redis://127.0.0.1:${(proxy.address() as AddressInfo).port}`;
+    proxy = await startRedisProxy(process.env.REDIS_URL!, { connectDelayMs: CONNECT_DELAY_MS });
   });
-  afterAll(() => new Promise<void>((resolve) => proxy.close(() => resolve())));
+  afterAll(() => proxy.close());
 
   it('answers its first request with Redis connected', async () => {
-    const server = await startTestServer({ REDIS_URL: proxyUrl });
+    const server = await startTestServer({ REDIS_URL: proxy.url });
     try {
       const response = await fetch(`${server.url}/api/health`);
       expect(response.status).toBe(200);
@@ -167,7 +151,7 @@ describe.skipIf(!process.env.REDIS_URL)('a server whose Redis connects slowly', 
     } finally {
       await store.close();
     }
-    const reachable = new RedisStore(createRedisClient(proxyUrl));
+    const reachable = new RedisStore(createRedisClient(proxy.url));
     try {
       expect(await reachable.whenConnected(10_000)).toBe(true);
     } finally {

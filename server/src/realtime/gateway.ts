@@ -81,8 +81,23 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
 
   const followers = new PlanFollowers(io, logger, redisClients.length > 0);
   // The subscriber's connection carries other processes' room changes: without it they go unheard.
-  redisClients[1]?.on('ready', () => followers.sync());
-  redisClients[1]?.on('close', () => followers.unsure());
+  // So does every other process's revocation of a session: while it is down, no session is cached.
+  const subscriber = redisClients[1];
+  if (subscriber && subscriber.status !== 'ready') services.sessionCache.suspend();
+  subscriber?.on('ready', () => {
+    // ioredis renews the subscriptions right after this event; a PING sent next is answered after them.
+    process.nextTick(() =>
+      subscriber.ping().then(
+        () => services.sessionCache.resume(),
+        () => {},
+      ),
+    );
+    followers.sync();
+  });
+  subscriber?.on('close', () => {
+    services.sessionCache.suspend();
+    followers.unsure();
+  });
   const toPlan: RealtimeEvents['toPlan'] = (formId, event, payload) => {
     // Most autosaves concern a plan nobody has open: nothing to serialize or publish.
     if (followers.isFollowed(formId)) io.to(planRoom(formId)).emit(event, { formId, ...payload });

@@ -72,11 +72,9 @@ function build(db: Database) {
       .where(
         and(eq(planSteps.formId, placeholder('formId')), eq(planSteps.stepKey, placeholder('stepKey')), eq(planSteps.revisionCount, placeholder('expected'))),
       )
+      // The written answers, revision and time are known to the caller (the guard proves the row
+      // was the one it read); only whether the step's live document was ever opened is asked.
       .returning({
-        data: planSteps.data,
-        revisionCount: planSteps.revisionCount,
-        lastUpdated: planSteps.lastUpdated,
-        // Whether the step's live document was ever opened, learned in the same round trip.
         hasDocument: sql<boolean>`exists (select 1 from ${collabDocuments} where ${collabDocuments.name} = ${placeholder('documentName')})`,
       })
       .prepare('csp_write_step'),

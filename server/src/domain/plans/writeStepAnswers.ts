@@ -42,7 +42,9 @@ export async function writeStepAnswers(
     expected: row.revisionCount,
     documentName: collabDocumentName(row.formId, row.stepKey),
   });
-  return written ?? null;
+  if (!written) return null;
+  // What the statement stored: a JSONB `||` replaces top-level keys as this spread does.
+  return { data: { ...row.data, ...dirty }, revisionCount: revision, lastUpdated: new Date(at), hasDocument: written.hasDocument };
 }
 
 /**
