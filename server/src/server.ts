@@ -11,6 +11,7 @@ import { OidcClient } from './auth/oidcClient.ts';
 import { devIdentityProvider } from './auth/devIdentityProvider.ts';
 import { deleteExpiredSessions } from './auth/sessions.ts';
 import { SessionCache } from './auth/sessionCache.ts';
+import { RecentPlanSteps } from './domain/plans/recentPlanSteps.ts';
 import { ensureBundledBank } from './domain/questionBank/ensureBundledBank.ts';
 import { BankCatalog } from './domain/questionBank/bankCatalog.ts';
 import { seedDemoDistrict, isDatabaseEmpty } from './seed/demoDistrict.ts';
@@ -108,6 +109,7 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     banks: new BankCatalog(storage.db, kv),
     // Only where every process hears of revoked sessions: through Redis, or alone on its embedded database.
     sessionCache: new SessionCache(kv.kind === 'redis' || storage.kind === 'pglite'),
+    recentPlanSteps: new RecentPlanSteps(),
   };
 
   const gateway = createRealtimeGateway(httpServer, base);

@@ -5,6 +5,7 @@ import type { KeyValueStore } from './kv/index.ts';
 import type { RateLimits } from './http/rateLimits.ts';
 import type { BankCatalog } from './domain/questionBank/bankCatalog.ts';
 import type { SessionCache } from './auth/sessionCache.ts';
+import type { RecentPlanSteps } from './domain/plans/recentPlanSteps.ts';
 import type { LiveDocuments, RealtimeEvents } from './realtime/events.ts';
 import type { CollaborationHealth, RealtimeHealth } from '@csp/shared/api/health';
 
@@ -17,6 +18,8 @@ export interface BaseServices {
   rateLimits: RateLimits;
   banks: BankCatalog;
   sessionCache: SessionCache;
+  /** What this process last read or wrote of plan steps for their editors (autosaves). */
+  recentPlanSteps: RecentPlanSteps;
 }
 
 /** With the live parts: events to connected clients, and the collaborative documents. */

@@ -21,6 +21,18 @@ const callersShare = () => and(eq(planShares.formId, plans.id), eq(planShares.us
 const planYear = () => eq(schoolYearSettings.schoolYear, plans.schoolYear);
 
 /**
+ * A step write's guard that the caller's access is as it was read (`AccessVersions`): the plan's,
+ * the caller's share's and the year's rows still have the versions the decision was made on. Writes
+ * made without a caller's read (copies into a plan, under its rows' locks) pass null and skip it.
+ */
+const accessUnchanged = sql`(${placeholder('planVersion')}::text is null or (
+  (select p.xmin::text from plans p where p.id = ${placeholder('formId')}) = ${placeholder('planVersion')}::text
+  and (select s.xmin::text from plan_shares s where s.form_id = ${placeholder('formId')} and s.user_id = ${placeholder('userId')})
+    is not distinct from ${placeholder('shareVersion')}::text
+  and (select y.xmin::text from school_year_settings y join plans p on p.school_year = y.school_year where p.id = ${placeholder('formId')})
+    is not distinct from ${placeholder('yearVersion')}::text))`;
+
+/**
  * The queries every autosave runs (session, plan access, step read and write), built once per
  * database handle and prepared: no query building per request, no re-parsing in PostgreSQL.
  */
@@ -42,7 +54,15 @@ function build(db: Database) {
 
     /** The plan, the caller's share and the year's archive flag, with one step's row: the autosave's one read. */
     planStepForUser: db
-      .select({ ...planAccessColumns, step: planSteps })
+      .select({
+        ...planAccessColumns,
+        step: planSteps,
+        versions: {
+          plan: sql<string>`${plans}.xmin::text`,
+          share: sql<string | null>`${planShares}.xmin::text`,
+          year: sql<string | null>`${schoolYearSettings}.xmin::text`,
+        },
+      })
       .from(plans)
       .leftJoin(planShares, callersShare())
       .leftJoin(schoolYearSettings, planYear())
@@ -70,7 +90,12 @@ function build(db: Database) {
         updatedBy: sql`${placeholder('updatedBy')}::text`,
       })
       .where(
-        and(eq(planSteps.formId, placeholder('formId')), eq(planSteps.stepKey, placeholder('stepKey')), eq(planSteps.revisionCount, placeholder('expected'))),
+        and(
+          eq(planSteps.formId, placeholder('formId')),
+          eq(planSteps.stepKey, placeholder('stepKey')),
+          eq(planSteps.revisionCount, placeholder('expected')),
+          accessUnchanged,
+        ),
       )
       // The written answers, revision and time are known to the caller (the guard proves the row
       // was the one it read); only whether the step's live document was ever opened is asked.

@@ -9,3 +9,14 @@ export type CommentRow = typeof comments.$inferSelect;
 export type NotificationRow = typeof notifications.$inferSelect;
 export type YearSettingsRow = typeof schoolYearSettings.$inferSelect;
 export type AuditLogRow = typeof auditLogs.$inferSelect;
+
+/**
+ * Row versions (PostgreSQL's `xmin`, new on every write of a row) of what a plan's access was
+ * decided on: the plan, the caller's share (null: none) and the plan's year settings (null: none).
+ * A step write re-checks them, so it lands only if none of them changed since they were read.
+ */
+export interface AccessVersions {
+  plan: string;
+  share: string | null;
+  year: string | null;
+}

@@ -36,17 +36,16 @@ export async function startRedisProxy(redisUrl: string, { connectDelayMs = 0 } =
     }, connectDelayMs);
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const cut = () => {
+    refusing = true;
+    for (const socket of open) socket.destroy();
+  };
   return {
     url: `redis://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    cut() {
-      refusing = true;
-      for (const socket of open) socket.destroy();
-    },
-    restore() {
-      refusing = false;
-    },
-    close() {
-      this.cut();
+    cut,
+    restore: () => void (refusing = false),
+    close: () => {
+      cut();
       return new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

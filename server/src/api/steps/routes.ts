@@ -75,16 +75,17 @@ export function stepsRoutes(services: Services): Router {
 
   router.put('/step/:stepNumber', operation.save, async (ctx) => {
     const actor = authOf(ctx).actor;
-    const { context, step, stepNumber, row } = await planStepFor(ctx);
+    // An editor's autosaves may start from what this process last read or wrote for it.
+    const found = await loadPlanStep(services, actor, pathId(ctx.params.id, 'Plan not found'), ctx.params.stepNumber, { remembered: true });
     const body = parse(stepSaveSchema, ctx.request.body);
-    const result = await saveStep(services, context, actor, step, row, {
+    const result = await saveStep(services, actor, found, {
       data: body.stepData.data,
       completed: body.stepData.completed,
       revisionCount: body.revisionCount,
       lastUpdated: body.lastUpdated,
       mergeStrategy: body.mergeStrategy,
     });
-    ctx.body = presentStepResponse(step.key, stepNumber, result, result);
+    ctx.body = presentStepResponse(found.step.key, found.stepNumber, result, result);
   });
 
   router.post('/step/:stepNumber/unlock', operation.unlock, async (ctx) => {

@@ -11,7 +11,8 @@ import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { planSteps } from '../../storage/schema.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../../testing/demoNames.ts';
-import { createPlan, formIdOf, planPath, readStep, saveBody, stepPath, stepRow, YEAR } from '../../testing/plans.ts';
+import { createPlan, formIdOf, planPath, readStep, saveBody, shareWith, stepPath, stepRow, YEAR } from '../../testing/plans.ts';
+import { userByEmail } from '../../testing/users.ts';
 import { question, questionsOfType, stepAt, validAnswer } from '../../testing/bundledBank.ts';
 import { pause } from '../../testing/wait.ts';
 
@@ -19,7 +20,7 @@ let server: TestServer;
 let admin: HttpClient;
 /** Three tabs of the same principal. */
 let tabs: HttpClient[];
-// Plans are created by the Super Admin, at most 20 per minute (rl:forms-create): this file makes 17.
+// Plans are created by the Super Admin, at most 20 per minute (rl:forms-create): this file makes 19.
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -453,6 +454,102 @@ describe('completion', () => {
     expect(full.status).toBe(200);
     expect(full.body.completedSteps).toEqual(completed);
     await server.services.storage.db.delete(planSteps).where(and(eq(planSteps.formId, formId), eq(planSteps.stepKey, 'principalLetter')));
+  });
+});
+
+/**
+ * An editor's autosave may start from what the server process remembers of its last save
+ * (`RecentPlanSteps`). Between two saves of one editor, other people change the step or the
+ * editor's access; the second save must see those changes as if it had read everything afresh.
+ */
+describe("a save after others changed the step or the access since the editor's last save", () => {
+  const AP_HARBOR = 'ap.harbor@example.org';
+
+  it("another user's save in between is kept: merged, and a stale reject gets the current answers", async () => {
+    const formId = await createPlan(admin, 'Between', PRINCIPAL_HARBOR);
+    const principal = tabs[0]!;
+    // Each lets go of the step lock after saving, so the other may save.
+    const unlock = async (client: HttpClient) => expect((await client.post(stepPath(formId, STEP, '/unlock'), {})).status).toBe(200);
+    const first = await principal.put(stepPath(formId, STEP), saveBody({ [X]: 'principal 1' }));
+    expect(first.status).toBe(200);
+    await unlock(principal);
+    const byAdmin = await admin.put(stepPath(formId, STEP), saveBody({ [Y]: 'admin', [W]: 'admin W' }));
+    expect(byAdmin.status).toBe(200);
+    expect(byAdmin.body.revisionCount).toBe(2);
+    await unlock(admin);
+
+    const second = await principal.put(stepPath(formId, STEP), saveBody({ [X]: 'principal 2' }, { revisionCount: 1, mergeStrategy: 'merge' }));
+    expect(second.status, JSON.stringify(second.body)).toBe(200);
+    expect(second.body.revisionCount).toBe(3);
+    expect(second.body.stepData.data).toMatchObject({ [X]: 'principal 2', [Y]: 'admin', [W]: 'admin W' });
+    expect((await stepRow(server, formId, STEP_KEY))!.data).toMatchObject({ [X]: 'principal 2', [Y]: 'admin', [W]: 'admin W' });
+
+    await unlock(principal);
+    expect((await admin.put(stepPath(formId, STEP), saveBody({ [W]: 'admin W 2' }))).status).toBe(200);
+    await unlock(admin);
+    const before = (await stepRow(server, formId, STEP_KEY))!;
+    const stale = await principal.put(stepPath(formId, STEP), saveBody({ [W]: 'principal W' }, { revisionCount: 3, mergeStrategy: 'reject' }));
+    expect(stale.status).toBe(409);
+    expect(stale.body).toMatchObject({ conflicts: [W], serverRevision: 4, serverData: { [W]: 'admin W 2', [X]: 'principal 2' } });
+    expect(await stepRow(server, formId, STEP_KEY)).toEqual(before);
+  });
+
+  it('a share withdrawn or narrowed to other steps refuses the next save and writes nothing', async () => {
+    const formId = await createPlan(admin, 'Unshared', PRINCIPAL_HARBOR);
+    const apId = (await userByEmail(server, AP_HARBOR)).id;
+    const ap = await signIn(server.url, AP_HARBOR);
+    const saveByAp = (value: string) => ap.put(stepPath(formId, STEP), saveBody({ [X]: value }));
+
+    await shareWith(admin, formId, [apId], 'edit');
+    expect((await saveByAp('shared')).status).toBe(200);
+    expect((await admin.delete('/api/admin/forms/share', { formId, userIds: [apId] })).status).toBe(200);
+    const before = (await stepRow(server, formId, STEP_KEY))!;
+    expect((await saveByAp('after unshare')).status).toBe(403);
+    expect(await stepRow(server, formId, STEP_KEY)).toEqual(before);
+
+    await shareWith(admin, formId, [apId], 'edit', [STEP_KEY]);
+    expect((await saveByAp('step shared')).status).toBe(200);
+    await shareWith(admin, formId, [apId], 'edit', [stepAt(STEP + 1).key]);
+    const narrowed = (await stepRow(server, formId, STEP_KEY))!;
+    expect((await saveByAp('after narrowing')).status).toBe(403);
+    expect(await stepRow(server, formId, STEP_KEY)).toEqual(narrowed);
+  });
+
+  it('a plan of an archived year whose live override is withdrawn refuses the next save', async () => {
+    const formId = await formIdOf(admin, HARBOR, previousSchoolYear(YEAR));
+    const principal = tabs[2]!;
+    expect((await admin.post('/api/admin/forms/live', { formId, live: true })).status).toBe(200);
+    try {
+      expect((await principal.put(stepPath(formId, 2), saveBody({ cai_staffTrainingDate: 'while live' }))).status).toBe(200);
+      expect((await principal.post(stepPath(formId, 2, '/unlock'), {})).status).toBe(200);
+    } finally {
+      expect((await admin.post('/api/admin/forms/live', { formId, live: false })).status).toBe(200);
+    }
+    const stepKey = stepAt(2).key;
+    const before = (await stepRow(server, formId, stepKey))!;
+    expect((await principal.put(stepPath(formId, 2), saveBody({ cai_staffTrainingDate: 'after the override' }))).status).toBe(403);
+    expect(await stepRow(server, formId, stepKey)).toEqual(before);
+    // Refused, the save holds no lock.
+    expect((await principal.get(planPath(formId, '/locks'))).body.locks).toEqual([]);
+  });
+
+  it('a year archived again after a save refuses the next save to its plans', async () => {
+    const schoolYear = previousSchoolYear(YEAR);
+    const formId = await formIdOf(admin, HARBOR, schoolYear);
+    const principal = tabs[2]!;
+    const archive = async (archived: boolean) => expect((await admin.put('/api/school-year', { schoolYear, archived })).status).toBe(200);
+    await archive(false);
+    try {
+      expect((await principal.put(stepPath(formId, 3), saveBody({ sh_trainingDate: 'while open' }))).status).toBe(200);
+      expect((await principal.post(stepPath(formId, 3, '/unlock'), {})).status).toBe(200);
+    } finally {
+      await archive(true);
+    }
+    const stepKey = stepAt(3).key;
+    const before = (await stepRow(server, formId, stepKey))!;
+    expect((await principal.put(stepPath(formId, 3), saveBody({ sh_trainingDate: 'after archiving' }))).status).toBe(403);
+    expect(await stepRow(server, formId, stepKey)).toEqual(before);
+    expect((await principal.get(planPath(formId, '/locks'))).body.locks).toEqual([]);
   });
 });
 

@@ -4,12 +4,11 @@ import type { Services } from '../../services.ts';
 
 import { planSteps } from '../../storage/schema.ts';
 import { announceStepWrite, writeStepAnswers } from './writeStepAnswers.ts';
-import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { invalidInput, conflict, locked } from '../../errors.ts';
-import type { PlanContext } from './loadPlan.ts';
-import { claimStepLockCounting, type StepLock } from './stepLocks.ts';
+import { reloadPlanStep, rememberWrite, type PlanStep } from './loadPlanStep.ts';
+import { claimStepLockCounting, releaseStepLock, type StepLock } from './stepLocks.ts';
 import type { StepRow, UserRow } from '../../storage/rows.ts';
-import { authorize } from '../../policy/index.ts';
+import { authorize, can } from '../../policy/index.ts';
 
 export interface StepSave {
   data: Record<string, unknown>;
@@ -59,23 +58,27 @@ function changedUnderClient(save: StepSave, row: StepRow, questionId: string): b
 
 const MAX_ATTEMPTS = 100;
 
+/** Whether the caller may write this step: writable plan and year, and the step in the caller's access. */
+const mayWrite = (actor: UserRow, { context, step }: PlanStep) =>
+  can(context.actor, 'writePlan', context) && can(actor, 'editStep', { plan: context, stepKey: step.key });
+
 /**
  * Saves one step: archived year → 403, access → 403, step lock (423 while another user holds it,
  * unless the caller edits live), rate limit (never blocking on store failure), then only the
- * answers that differ are written in one statement guarded by the revision.
+ * answers that differ are written in one statement guarded by the revision and the caller's
+ * access as they were read.
+ *
+ * The plan step may come from this process's memory of the caller's last save (`remembered`):
+ * then only a write that its guard lets through is answered from it; a refusal, a conflict, a save
+ * that changes nothing or a failed guard is decided again on a fresh read.
  */
-export async function saveStep(
-  services: Services,
-  context: PlanContext,
-  actor: UserRow,
-  step: Step,
-  storedRow: StepRow | null,
-  save: StepSave,
-): Promise<StepSaveResult> {
-  authorize(context.actor, 'writePlan', context);
-  authorize(actor, 'editStep', { plan: context, stepKey: step.key });
+export async function saveStep(services: Services, actor: UserRow, found: PlanStep, save: StepSave): Promise<StepSaveResult> {
+  let current = found.remembered && !mayWrite(actor, found) ? await reloadPlanStep(services, actor, found) : found;
+  const { step } = current;
+  authorize(current.context.actor, 'writePlan', current.context);
+  authorize(actor, 'editStep', { plan: current.context, stepKey: step.key });
   const sent = validateAnswers(step, save.data);
-  const formId = context.plan.id;
+  const formId = current.context.plan.id;
   const warnings: string[] = [];
 
   // The lock and the rate-limit count go out in one round trip; their outcomes are then applied in
@@ -105,14 +108,24 @@ export async function saveStep(
   const limit = 'count' in claimed ? services.rateLimits.judge('save', claimed.count) : services.rateLimits.storeFailed('save', claimed.error);
   if (limit.warning) warnings.push(limit.warning);
 
-  // The first attempt uses the row read with the plan; a lost revision race reads it again.
-  let known: StepRow | null | undefined = storedRow;
+  /** Reads the plan step again and decides access on it; refused, the save lets go of a lock it took. */
+  const reread = async () => {
+    current = await reloadPlanStep(services, actor, current);
+    if (mayWrite(actor, current)) return;
+    if (lockAcquired) {
+      const lock = lockAcquired;
+      if (await releaseStepLock(services.kv, formId, step.key, actor.id).catch(() => false)) services.events.lockChanged(formId, 'released', lock);
+    }
+    authorize(current.context.actor, 'writePlan', current.context);
+    authorize(actor, 'editStep', { plan: current.context, stepKey: step.key });
+  };
+
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
-    const [row = null] = known !== undefined ? [known] : await preparedQueries(db).stepRow.execute({ formId, stepKey: step.key });
-    known = undefined;
+    const row = current.row;
     if (!row) {
       // A step added to the bank after the plan was created.
       await db.insert(planSteps).values({ formId, stepKey: step.key }).onConflictDoNothing();
+      await reread();
       continue;
     }
     const dirty: StepAnswers = {};
@@ -122,7 +135,15 @@ export async function saveStep(
       if (save.mergeStrategy !== 'last-write-wins' && changedUnderClient(save, row, questionId)) conflicts.push(questionId);
       else dirty[questionId] = value;
     }
-    if (save.mergeStrategy === 'reject' && conflicts.length > 0) {
+    const merged = { ...row.data, ...dirty };
+    const completed = isStepComplete(step, merged) || save.completed === true;
+    const rejected = save.mergeStrategy === 'reject' && conflicts.length > 0;
+    const unchanged = Object.keys(dirty).length === 0 && completed === row.completed;
+    if (current.remembered && (rejected || unchanged)) {
+      await reread();
+      continue;
+    }
+    if (rejected) {
       throw conflict('The step changed since you loaded it', {
         conflict: true,
         conflicts,
@@ -131,17 +152,17 @@ export async function saveStep(
         serverLastUpdated: row.lastUpdated?.toISOString() ?? null,
       });
     }
-    const merged = { ...row.data, ...dirty };
-    const completed = isStepComplete(step, merged) || save.completed === true;
     const result = { stepKey: step.key, conflicts, warnings, lockAcquired };
-    if (Object.keys(dirty).length === 0 && completed === row.completed) {
-      return { ...result, completed, data: row.data, revisionCount: row.revisionCount, lastUpdated: row.lastUpdated };
-    }
-    const written = await writeStepAnswers(db, row, dirty, completed, actor.id);
+    if (unchanged) return { ...result, completed, data: row.data, revisionCount: row.revisionCount, lastUpdated: row.lastUpdated };
+    const written = await writeStepAnswers(db, row, dirty, completed, actor.id, { userId: actor.id, versions: current.versions });
     if (written) {
+      const { hasDocument: _hasDocument, ...writtenRow } = written;
+      rememberWrite(services, actor, current, writtenRow);
       announceStepWrite(services, formId, step, actor, dirty, completed, written, savedLive);
       return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
     }
+    // Another write, or a change of the caller's access, came first: read both again.
+    await reread();
   }
   throw conflict('The step is being saved by many writers at once; try again');
 }

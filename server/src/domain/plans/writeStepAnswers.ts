@@ -2,20 +2,22 @@ import { collabDocumentName, type Step, type StepAnswers } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import type { Database } from '../../storage/database.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
-import type { StepRow, UserRow } from '../../storage/rows.ts';
+import type { AccessVersions, StepRow, UserRow } from '../../storage/rows.ts';
 
-export interface WrittenStep {
-  data: StepAnswers;
-  revisionCount: number;
-  lastUpdated: Date | null;
-  /** Whether the step's live document was ever opened. */
-  hasDocument: boolean;
+/** The row as the write left it, and whether the step's live document was ever opened. */
+export type WrittenStep = StepRow & { lastUpdated: Date; hasDocument: boolean };
+
+/** Whose access a write re-checks, and the row versions it was decided on (`AccessVersions`). */
+export interface AccessGuard {
+  userId: string;
+  versions: AccessVersions;
 }
 
 /**
- * Writes changed answers of one step in one statement guarded by the revision that was read:
- * merged into the stored answers, each stamped with the new revision and change time. Returns
- * null when another write got there first.
+ * Writes changed answers of one step in one statement guarded by the revision that was read and,
+ * given `access`, by the caller's access being as it was read: merged into the stored answers, each
+ * stamped with the new revision and change time. Returns null when another write (or a change of
+ * the caller's access) got there first.
  */
 export async function writeStepAnswers(
   db: Database,
@@ -23,6 +25,7 @@ export async function writeStepAnswers(
   dirty: StepAnswers,
   completed: boolean,
   updatedBy: string | null,
+  access: AccessGuard | null = null,
 ): Promise<WrittenStep | null> {
   const revision = row.revisionCount + 1;
   // Strictly increasing per step, so a client's lastUpdated names exactly one revision.
@@ -41,10 +44,24 @@ export async function writeStepAnswers(
     stepKey: row.stepKey,
     expected: row.revisionCount,
     documentName: collabDocumentName(row.formId, row.stepKey),
+    userId: access?.userId ?? null,
+    planVersion: access?.versions.plan ?? null,
+    shareVersion: access?.versions.share ?? null,
+    yearVersion: access?.versions.year ?? null,
   });
   if (!written) return null;
-  // What the statement stored: a JSONB `||` replaces top-level keys as this spread does.
-  return { data: { ...row.data, ...dirty }, revisionCount: revision, lastUpdated: new Date(at), hasDocument: written.hasDocument };
+  // What the statement stored: JSONB's `||` replaces top-level keys as these spreads do.
+  return {
+    ...row,
+    data: { ...row.data, ...dirty },
+    fieldRevisions: { ...row.fieldRevisions, ...fieldRevisions },
+    fieldChangedAt: { ...row.fieldChangedAt, ...fieldChangedAt },
+    completed,
+    revisionCount: revision,
+    lastUpdated: new Date(at),
+    updatedBy,
+    hasDocument: written.hasDocument,
+  };
 }
 
 /**
@@ -64,7 +81,7 @@ export function announceStepWrite(
   services.events.toPlan(formId, 'step:saved', {
     stepKey: step.key,
     revisionCount: written.revisionCount,
-    lastUpdated: written.lastUpdated?.toISOString() ?? null,
+    lastUpdated: written.lastUpdated.toISOString(),
     by: { userId: by.id, name: by.name },
   });
   if (written.hasDocument) services.liveDocuments.applySavedAnswers({ formId, step, answers: dirty, completed, savedBy: by.id, savedLive });
