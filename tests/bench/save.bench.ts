@@ -24,7 +24,8 @@ import { serverEnv } from './servers.ts';
 import { startServerProcess } from '../../server/src/testing/serverProcess.ts';
 
 const LEVELS = (process.env.BENCH_SAVE_LEVELS ?? '1000,3000,5000').split(',').map(Number);
-const EDITORS = Math.max(...LEVELS);
+/** Editors in the fixture: more than the top level, so the app's search can look above it (each saves every 3 s at most). */
+const EDITORS = Math.max(...LEVELS, Number(process.env.BENCH_SAVE_EDITORS ?? 10_000));
 const PERIOD_MS = 3_000;
 const P99_TARGET_MS = 100;
 const LEVEL = QUICK ? { warmupMs: 3_000, measureMs: 8_000 } : { warmupMs: 5_000, measureMs: 20_000 };
