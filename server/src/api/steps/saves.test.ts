@@ -13,6 +13,7 @@ import { planSteps } from '../../storage/schema.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../../testing/demoNames.ts';
 import { createPlan, formIdOf, planPath, readStep, saveBody, shareWith, stepPath, stepRow, YEAR } from '../../testing/plans.ts';
 import { userByEmail } from '../../testing/users.ts';
+import { stepLockKey } from '../../domain/plans/stepLocks.ts';
 import { question, questionsOfType, stepAt, validAnswer } from '../../testing/bundledBank.ts';
 import { pause } from '../../testing/wait.ts';
 
@@ -20,7 +21,7 @@ let server: TestServer;
 let admin: HttpClient;
 /** Three tabs of the same principal. */
 let tabs: HttpClient[];
-// Plans are created by the Super Admin, at most 20 per minute (rl:forms-create): this file makes 19.
+// Plans are created by the Super Admin, at most 20 per minute (rl:forms-create): this file makes 20.
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -531,6 +532,16 @@ describe("a save after others changed the step or the access since the editor's 
     expect(await stepRow(server, formId, stepKey)).toEqual(before);
     // Refused, the save holds no lock.
     expect((await principal.get(planPath(formId, '/locks'))).body.locks).toEqual([]);
+  });
+
+  it('a plan deleted after a save answers the next save with 404, holding no lock', async () => {
+    const formId = await createPlan(admin, 'Deleted', PRINCIPAL_HARBOR);
+    const principal = tabs[1]!;
+    expect((await principal.put(stepPath(formId, STEP), saveBody({ [X]: 'before deletion' }))).status).toBe(200);
+    expect((await principal.post(stepPath(formId, STEP, '/unlock'), {})).status).toBe(200);
+    expect((await admin.delete(planPath(formId))).status).toBe(200);
+    expect((await principal.put(stepPath(formId, STEP), saveBody({ [X]: 'after deletion' }))).status).toBe(404);
+    expect(await server.services.kv.get(stepLockKey(formId, STEP_KEY))).toBeNull();
   });
 
   it('a year archived again after a save refuses the next save to its plans', async () => {

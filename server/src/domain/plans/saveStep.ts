@@ -108,16 +108,17 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
   const limit = 'count' in claimed ? services.rateLimits.judge('save', claimed.count) : services.rateLimits.storeFailed('save', claimed.error);
   if (limit.warning) warnings.push(limit.warning);
 
-  /** Reads the plan step again and decides access on it; refused, the save lets go of a lock it took. */
+  /** Reads the plan step again and decides access on it; refused (or the plan gone), the save lets go of a lock it took. */
   const reread = async () => {
-    current = await reloadPlanStep(services, actor, current);
-    if (mayWrite(actor, current)) return;
-    if (lockAcquired) {
+    try {
+      current = await reloadPlanStep(services, actor, current);
+      authorize(current.context.actor, 'writePlan', current.context);
+      authorize(actor, 'editStep', { plan: current.context, stepKey: step.key });
+    } catch (error) {
       const lock = lockAcquired;
-      if (await releaseStepLock(services.kv, formId, step.key, actor.id).catch(() => false)) services.events.lockChanged(formId, 'released', lock);
+      if (lock && (await releaseStepLock(services.kv, formId, step.key, actor.id).catch(() => false))) services.events.lockChanged(formId, 'released', lock);
+      throw error;
     }
-    authorize(current.context.actor, 'writePlan', current.context);
-    authorize(actor, 'editStep', { plan: current.context, stepKey: step.key });
   };
 
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {
