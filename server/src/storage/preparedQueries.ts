@@ -25,12 +25,13 @@ const planYear = () => eq(schoolYearSettings.schoolYear, plans.schoolYear);
  * the caller's share's and the year's rows still have the versions the decision was made on. Writes
  * made without a caller's read (copies into a plan, under its rows' locks) pass null and skip it.
  */
-const accessUnchanged = sql`(${placeholder('planVersion')}::text is null or (
-  (select p.xmin::text from plans p where p.id = ${placeholder('formId')}) = ${placeholder('planVersion')}::text
-  and (select s.xmin::text from plan_shares s where s.form_id = ${placeholder('formId')} and s.user_id = ${placeholder('userId')})
-    is not distinct from ${placeholder('shareVersion')}::text
-  and (select y.xmin::text from school_year_settings y join plans p on p.school_year = y.school_year where p.id = ${placeholder('formId')})
-    is not distinct from ${placeholder('yearVersion')}::text))`;
+const accessUnchanged = sql`(${placeholder('planVersion')}::text is null or exists (
+  select 1 from plans p
+  left join plan_shares s on s.form_id = p.id and s.user_id = ${placeholder('userId')}
+  left join school_year_settings y on y.school_year = p.school_year
+  where p.id = ${placeholder('formId')} and p.xmin::text = ${placeholder('planVersion')}::text
+    and s.xmin::text is not distinct from ${placeholder('shareVersion')}::text
+    and y.xmin::text is not distinct from ${placeholder('yearVersion')}::text))`;
 
 /**
  * The queries every autosave runs (session, plan access, step read and write), built once per
