@@ -62,6 +62,12 @@ const MAX_ATTEMPTS = 100;
 const mayWrite = (actor: UserRow, { context, step }: PlanStep) =>
   can(context.actor, 'writePlan', context) && can(actor, 'editStep', { plan: context, stepKey: step.key });
 
+/** `mayWrite`, or the 403 of the first ability refused. */
+function authorizeWrite(actor: UserRow, { context, step }: PlanStep): void {
+  authorize(context.actor, 'writePlan', context);
+  authorize(actor, 'editStep', { plan: context, stepKey: step.key });
+}
+
 /**
  * Saves one step: archived year → 403, access → 403, step lock (423 while another user holds it,
  * unless the caller edits live), rate limit (never blocking on store failure), then only the
@@ -75,8 +81,7 @@ const mayWrite = (actor: UserRow, { context, step }: PlanStep) =>
 export async function saveStep(services: Services, actor: UserRow, found: PlanStep, save: StepSave): Promise<StepSaveResult> {
   let current = found.remembered && !mayWrite(actor, found) ? await reloadPlanStep(services, actor, found) : found;
   const { step } = current;
-  authorize(current.context.actor, 'writePlan', current.context);
-  authorize(actor, 'editStep', { plan: current.context, stepKey: step.key });
+  authorizeWrite(actor, current);
   const sent = validateAnswers(step, save.data);
   const formId = current.context.plan.id;
   const warnings: string[] = [];
@@ -112,8 +117,7 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
   const reread = async () => {
     try {
       current = await reloadPlanStep(services, actor, current);
-      authorize(current.context.actor, 'writePlan', current.context);
-      authorize(actor, 'editStep', { plan: current.context, stepKey: step.key });
+      authorizeWrite(actor, current);
     } catch (error) {
       const lock = lockAcquired;
       if (lock && (await releaseStepLock(services.kv, formId, step.key, actor.id).catch(() => false))) services.events.lockChanged(formId, 'released', lock);
