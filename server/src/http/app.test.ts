@@ -20,14 +20,14 @@ describe('HTTP foundation', () => {
   });
 
   it('answers malformed JSON with 400 { error }', async () => {
-    const response = await client.request('POST', '/api/health', { body: '{"broken":', headers: { 'content-type': 'application/json' } });
+    const response = await client.request('POST', '/api/client-errors', { body: '{"broken":', headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(400);
     expect(await response.json()).toEqual({ error: 'Invalid JSON' });
   });
 
   it('answers a 2 MB body with 413 { error }', async () => {
     const big = JSON.stringify({ text: 'x'.repeat(2 * 1024 * 1024) });
-    const response = await client.request('POST', '/api/health', { body: big, headers: { 'content-type': 'application/json' } });
+    const response = await client.request('POST', '/api/client-errors', { body: big, headers: { 'content-type': 'application/json' } });
     expect(response.status).toBe(413);
     expect(await response.json()).toEqual({ error: 'Payload too large' });
   });
@@ -39,6 +39,9 @@ describe('HTTP foundation', () => {
     const wrongMethod = await client.json('DELETE', '/api/health');
     expect(wrongMethod.status).toBe(405);
     expect(wrongMethod.body).toEqual({ error: 'Method Not Allowed' });
+    // The route is found before the body is read: a method no route takes is refused whatever it carries.
+    const wrongMethodBadBody = await client.request('POST', '/api/health', { body: '{"broken":', headers: { 'content-type': 'application/json' } });
+    expect(wrongMethodBadBody.status).toBe(405);
   });
 
   it('serves the web app, with deep links falling back to its index', async () => {

@@ -35,9 +35,13 @@ export interface Identity {
   devProvider?: Middleware;
 }
 
-/** Every resource's routes, mounted under /api. */
-export function apiRouter(services: Services, identity: Identity): Router {
+/**
+ * Every resource's routes, mounted under /api. What `before` holds runs first on every request that
+ * names an existing route (path and method), and on no other: the router matches once.
+ */
+export function apiRouter(services: Services, identity: Identity, before: Middleware[] = []): Router {
   const api = new Router({ prefix: '/api' });
+  if (before.length > 0) api.use(...before);
   const resources = [
     healthRoutes(services),
     authRoutes(services, identity.oidc),
@@ -90,16 +94,11 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
     jsonStrict: true,
     parsedMethods: [HttpMethodEnum.POST, HttpMethodEnum.PUT, HttpMethodEnum.PATCH, HttpMethodEnum.DELETE],
   });
-  const api = apiRouter(services, identity);
-  // The access gate decides before any body is read: an anonymous request to a protected route is a
-  // 401 whatever it carries.
-  const apiStack = compose<Koa.ParameterizedContext>([
-    sameOriginGuard(services.config.appUrl),
-    guardExistingRoutes(api, accessGate(services)),
-    readBody(body),
-    api.routes(),
-    api.allowedMethods(),
-  ] as Middleware[]);
+  // The access gate guards the routes that exist (an unknown path or method falls through to 404/405)
+  // and decides before any body is read: an anonymous request to a protected route is a 401 whatever
+  // it carries.
+  const api = apiRouter(services, identity, [accessGate(services), readBody(body)]);
+  const apiStack = compose<Koa.ParameterizedContext>([sameOriginGuard(services.config.appUrl), api.routes(), api.allowedMethods()] as Middleware[]);
   app.use(async (ctx, next) => {
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) return next();
     await apiStack(ctx, async () => {});
@@ -138,9 +137,4 @@ function readBody(body: Middleware): Middleware {
       throw invalidInput('The request body could not be read (check its Content-Encoding)');
     }
   };
-}
-
-/** The gate guards the routes that exist; an unknown path or method falls through to 404/405. */
-function guardExistingRoutes(api: Router, gate: Middleware): Middleware {
-  return (ctx, next) => (api.match(ctx.path, ctx.method).route ? gate(ctx, next) : next());
 }

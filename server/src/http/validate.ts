@@ -16,28 +16,37 @@ export function assertShallow(input: unknown): void {
   }
 }
 
-/** A NUL or an unpaired surrogate cannot be stored as PostgreSQL text or jsonb: refuse it up front. */
-function findUnstorableText(value: unknown, path: string): string | null {
-  if (typeof value === 'string') return value.includes('\u0000') || !value.isWellFormed() ? path || 'value' : null;
+const unstorable = (text: string) => text.includes('\u0000') || !text.isWellFormed();
+
+/**
+ * A NUL or an unpaired surrogate cannot be stored as PostgreSQL text or jsonb: refuse it up front.
+ * The path of the offending value is built only once one is found (every request walks its input).
+ */
+function findUnstorableText(value: unknown): string | null {
+  if (typeof value === 'string') return unstorable(value) ? '' : null;
   if (Array.isArray(value)) {
     for (let index = 0; index < value.length; index++) {
-      const found = findUnstorableText(value[index], `${path}.${index}`);
-      if (found) return found;
+      const found = findUnstorableText(value[index]);
+      if (found !== null) return joinPath(String(index), found);
     }
   } else if (value && typeof value === 'object') {
-    for (const [key, item] of Object.entries(value)) {
-      const found = findUnstorableText(key, path) ?? findUnstorableText(item, path ? `${path}.${key}` : key);
-      if (found) return found;
+    for (const key in value) {
+      if (!Object.hasOwn(value, key)) continue;
+      if (unstorable(key)) return '';
+      const found = findUnstorableText((value as Record<string, unknown>)[key]);
+      if (found !== null) return joinPath(key, found);
     }
   }
   return null;
 }
 
+const joinPath = (head: string, rest: string) => (rest ? `${head}.${rest}` : head);
+
 /** Parses input with a zod schema; failures are a 400 naming each bad field. */
 export function parse<S extends z.ZodType>(schema: S, input: unknown, what = 'Invalid request'): z.infer<S> {
   // Bodies were checked for depth when read (app.ts); query strings are flat. The walk below is bounded.
-  const unstorable = findUnstorableText(input, '');
-  if (unstorable) throw invalidInput(`${what}: ${unstorable} contains characters that cannot be stored`);
+  const unstorablePath = findUnstorableText(input);
+  if (unstorablePath !== null) throw invalidInput(`${what}: ${unstorablePath || 'value'} contains characters that cannot be stored`);
   const result = schema.safeParse(input);
   if (result.success) return result.data;
   const details = result.error.issues.map((issue) => ({ path: issue.path.join('.'), message: issue.message }));

@@ -205,6 +205,12 @@ describe('PUT step: bodies and answers', () => {
       expect(await stepRow(server, formId, STEP_KEY), label).toEqual(before);
     }
   });
+
+  it('names the answer whose text cannot be stored', async () => {
+    const response = await principal.put(stepPath(formId, STEP), saveBody({ att_lateness: 'before\u0000after' }));
+    expect(response.status).toBe(400);
+    expect(response.body.error).toBe('Invalid request: stepData.data.att_lateness contains characters that cannot be stored');
+  });
 });
 
 describe('NUL characters in the other plan routes', () => {

@@ -11,7 +11,12 @@ export interface PlanStepRead {
 
 /** Long enough to span an open editor's autosaves, short enough that a closed one is soon dropped. */
 const TTL_MS = 60_000;
-const MAX_ENTRIES = 5_000;
+/**
+ * Above the editors one process serves at once (the district's few thousand, at its peak 5,000
+ * saving every 3 s): with more editors than entries, the oldest-first eviction drops each entry
+ * just before its editor's next save, and every autosave reads again. About 4.5 KB an entry.
+ */
+const MAX_ENTRIES = 20_000;
 
 /**
  * What this process last read or wrote of a plan step for an editor, so that the editor's next
