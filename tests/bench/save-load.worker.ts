@@ -237,6 +237,40 @@ async function run(request: RunRequest) {
   };
 }
 
+interface OpenRequest {
+  count: number;
+  perSecond: number;
+  timeoutMs: number;
+}
+
+/**
+ * The first `count` editors open their step as the web client does before it autosaves (a GET of
+ * the step), `perSecond` at a time and unmeasured: what a level then measures is autosaving alone.
+ */
+async function open(request: OpenRequest) {
+  const count = Math.min(request.count, editors.length);
+  const started = performance.now();
+  const failures: Record<string, number> = {};
+  const opened: Promise<void>[] = [];
+  for (let index = 0; index < count; index++) {
+    const wait = started + (index * 1000) / request.perSecond - performance.now();
+    if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
+    const editor = editors[index]!;
+    opened.push(
+      pool.request('GET', editor.path, editor.headers, '', request.timeoutMs).then(
+        (response) => {
+          if (response.status !== 200) failures[`http ${response.status}`] = (failures[`http ${response.status}`] ?? 0) + 1;
+        },
+        (error: NodeJS.ErrnoException) => {
+          failures[error.code ?? 'network error'] = (failures[error.code ?? 'network error'] ?? 0) + 1;
+        },
+      ),
+    );
+  }
+  await Promise.all(opened);
+  return { opened: count, failures, ms: round(performance.now() - started, 0) };
+}
+
 function headersOf(editor: EditorState): string {
   return `cookie: ${editor.cookie}\r\norigin: ${target.origin}\r\ncontent-type: application/json\r\nx-forwarded-for: ${editor.forwardedFor}\r\n`;
 }
@@ -260,4 +294,5 @@ serveRequests({
     return { ok: true };
   },
   run: (message: RunRequest) => run(message),
+  open: (message: OpenRequest) => open(message),
 });

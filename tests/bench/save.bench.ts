@@ -4,9 +4,11 @@
  * step, each saving every 3 s like the web client (under its 30-per-minute limit), for
  * N = 1,000 / 3,000 / 5,000; then the highest rate held with p99 <= 100 ms and no errors, by a
  * bounded search. The same for the floor (floor-server.ts: only the UPDATE), and the ratio.
+ * Before each app level its editors open their steps, unmeasured (`openSteps`): the figures are
+ * those of open editors autosaving.
  *
- * Load comes from two generator processes (save-load.worker.ts); the machine's cores are shared
- * by the generators, the server, PostgreSQL and Redis.
+ * Load comes from generator processes (save-load.worker.ts, `BENCH_SAVE_GENERATORS`, one by
+ * default); the machine's cores are shared by the generators, the server, PostgreSQL and Redis.
  */
 import type { ChildProcess } from 'node:child_process';
 import { BANK, insertEditors, type Editor } from './fixtures.ts';
@@ -35,6 +37,8 @@ const PROBES = Number(process.env.BENCH_SAVE_PROBES ?? (QUICK ? 2 : 3));
 const GENERATORS = Number(process.env.BENCH_SAVE_GENERATORS ?? 1);
 const SOCKETS_PER_GENERATOR = Math.round(512 / GENERATORS);
 const REQUEST_TIMEOUT_MS = 10_000;
+/** How fast editors open their steps before an app level (see `openSteps`). */
+const OPEN_PER_SECOND = 500;
 /** The floor has no per-user limit: above 5,000 editors every 3 s, the same editors save more often. */
 const FLOOR_MAX_RATE = 8_000;
 
@@ -90,6 +94,7 @@ async function runLevel(
   periodMs: number,
   phase: { warmupMs: number; measureMs: number },
 ): Promise<LevelResult> {
+  if (target === 'app') await openSteps(generators, editors);
   const before = await waitForQuiet(8_000);
   const startAt = wallMs() + 1_000;
   const perGenerator = Math.ceil(editors / generators.length);
@@ -196,6 +201,28 @@ async function runLevel(
       `worst seconds ${JSON.stringify([...timeline].sort((a, b) => b[3] - a[3]).slice(0, 3))}`,
   );
   return level;
+}
+
+/**
+ * Before an app level, its editors open their steps (unmeasured), as the web client does before it
+ * autosaves: the level measures the autosaves of open editors, whatever the levels before it left
+ * in the server's memory. (A surge of first saves from editors nobody has seen is another load: the
+ * server reads each one's session and plan.)
+ */
+async function openSteps(generators: ChildProcess[], editors: number): Promise<void> {
+  const perGenerator = Math.ceil(editors / generators.length);
+  const results = await Promise.all(
+    generators.map((generator, index) =>
+      ask<{ opened: number; failures: Record<string, number> }>(generator, {
+        type: 'open',
+        count: Math.min(perGenerator, editors - index * perGenerator),
+        perSecond: OPEN_PER_SECOND / generators.length,
+        timeoutMs: REQUEST_TIMEOUT_MS,
+      }),
+    ),
+  );
+  const failed = results.flatMap((result) => Object.entries(result.failures));
+  if (failed.length) throw new Error(`editors could not open their steps: ${JSON.stringify(failed)}`);
 }
 
 /** Waits until the server answers its health check quickly again (a saturated level leaves a backlog). */

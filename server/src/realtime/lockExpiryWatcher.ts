@@ -10,7 +10,7 @@ const SWEEP_MS = 2_000;
  * locks it saw acquired and reports each one gone without a release.
  */
 export class LockExpiryWatcher {
-  private readonly watched = new Map<string, { formId: string; lock: StepLock }>();
+  private readonly watched = new Map<string, { formId: string; lock: StepLock; expiresAtMs: number }>();
   private readonly timer: NodeJS.Timeout;
   private readonly kv: KeyValueStore;
   private readonly logger: Logger;
@@ -25,7 +25,7 @@ export class LockExpiryWatcher {
   }
 
   watch(formId: string, lock: StepLock): void {
-    this.watched.set(stepLockKey(formId, lock.stepKey), { formId, lock });
+    this.watched.set(stepLockKey(formId, lock.stepKey), { formId, lock, expiresAtMs: Date.parse(lock.expiresAt) });
   }
 
   unwatch(formId: string, stepKey: string): void {
@@ -35,13 +35,14 @@ export class LockExpiryWatcher {
   /** Reads only the locks whose known expiry has passed; a renewed one is watched until its new expiry. */
   private async sweep(): Promise<void> {
     const now = Date.now();
-    const due = [...this.watched.entries()].filter(([, watched]) => Date.parse(watched.lock.expiresAt) <= now);
+    const due = [...this.watched].filter(([, watched]) => watched.expiresAtMs <= now);
     if (due.length === 0) return;
     const entries = await this.kv.getMany(due.map(([key]) => key));
     due.forEach(([key, watched], index) => {
       const entry = entries[index];
       if (entry && claimPayload(entry.value).owner === watched.lock.lockedBy.userId) {
-        watched.lock = { ...watched.lock, expiresAt: new Date(Date.now() + Math.max(entry.ttlMs, 0)).toISOString() };
+        watched.expiresAtMs = Date.now() + Math.max(entry.ttlMs, 0);
+        watched.lock = { ...watched.lock, expiresAt: new Date(watched.expiresAtMs).toISOString() };
         return;
       }
       this.watched.delete(key);
