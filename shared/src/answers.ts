@@ -19,6 +19,14 @@ export const tableAnswerSchema = z.strictObject({
 });
 
 const answerSchemas = new WeakMap<Question, z.ZodType<Answer>>();
+const questionMaps = new WeakMap<Step, Map<string, Question>>();
+
+/** One of a step's questions by id (each save looks up every answer's question). Indexed once per step. */
+export function questionById(step: Step, questionId: string): Question | undefined {
+  let questions = questionMaps.get(step);
+  if (!questions) questionMaps.set(step, (questions = new Map(step.questions.map((question) => [question.id, question]))));
+  return questions.get(questionId);
+}
 
 /** The schema one question's answer must satisfy; `null` clears an answer. Built once per question. */
 export function answerSchema(question: Question): z.ZodType<Answer> {

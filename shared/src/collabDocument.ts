@@ -1,5 +1,6 @@
 import * as Y from 'yjs';
 import type { Answer, Step, StepAnswers, TableAnswer } from './questionBank.ts';
+import { questionById } from './answers.ts';
 
 /**
  * The wire contract of a step's collaborative document (docs/collaboration.md): a root Y.Map
@@ -85,7 +86,7 @@ export function writeAnswers(doc: Y.Doc, step: Step, answers: StepAnswers, origi
   const map = doc.getMap(ANSWERS_MAP);
   doc.transact(() => {
     for (const [questionId, answer] of Object.entries(answers)) {
-      const type = step.questions.find((q) => q.id === questionId)?.type;
+      const type = questionById(step, questionId)?.type;
       if (type === 'text' || type === 'textarea') {
         let text = map.get(questionId);
         if (!(text instanceof Y.Text)) map.set(questionId, (text = new Y.Text()));

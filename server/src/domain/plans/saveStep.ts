@@ -1,4 +1,4 @@
-import { answerSchema, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
+import { answerSchema, isStepComplete, questionById, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
 import type { MergeStrategy } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
 
@@ -35,7 +35,7 @@ export interface StepSaveResult {
 function validateAnswers(step: Step, data: Record<string, unknown>): StepAnswers {
   const answers: StepAnswers = {};
   for (const [questionId, value] of Object.entries(data)) {
-    const question = step.questions.find((q) => q.id === questionId);
+    const question = questionById(step, questionId);
     if (!question) throw invalidInput(`Unknown question ${questionId} in step ${step.key}`);
     const parsed = answerSchema(question).safeParse(value);
     if (!parsed.success) throw invalidInput(`Invalid answer for ${questionId}: ${parsed.error.issues[0]?.message ?? 'wrong type'}`);
