@@ -251,6 +251,7 @@ async function open(request: OpenRequest) {
   const count = Math.min(request.count, editors.length);
   const started = performance.now();
   const failures: Record<string, number> = {};
+  const fail = (kind: string) => void (failures[kind] = (failures[kind] ?? 0) + 1);
   const opened: Promise<void>[] = [];
   for (let index = 0; index < count; index++) {
     const wait = started + (index * 1000) / request.perSecond - performance.now();
@@ -259,11 +260,9 @@ async function open(request: OpenRequest) {
     opened.push(
       pool.request('GET', editor.path, editor.headers, '', request.timeoutMs).then(
         (response) => {
-          if (response.status !== 200) failures[`http ${response.status}`] = (failures[`http ${response.status}`] ?? 0) + 1;
+          if (response.status !== 200) fail(`http ${response.status}`);
         },
-        (error: NodeJS.ErrnoException) => {
-          failures[error.code ?? 'network error'] = (failures[error.code ?? 'network error'] ?? 0) + 1;
-        },
+        (error: NodeJS.ErrnoException) => fail(error.code ?? 'network error'),
       ),
     );
   }
