@@ -44,7 +44,10 @@ export function createCollabServer(services: BaseServices): CollabServer {
       new PeerAwareRedis({
         prefix: `${config.redisPrefix}hocuspocus`,
         identifier: `csp-${process.pid}-${randomBytes(4).toString('hex')}`,
-        createClient: () => createPubSubClient(redisUrl, (error) => logger.warn({ err: error }, 'document update not published: Redis unavailable')),
+        createClient: () =>
+          createPubSubClient(redisUrl, (error, command) =>
+            logger.warn({ err: error, command }, 'document updates not shared with other processes: Redis unavailable'),
+          ),
         onUnavailable: (error, documentName) => logger.warn({ err: error, documentName }, 'document not shared with other processes until Redis is back'),
       }),
     );

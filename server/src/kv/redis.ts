@@ -103,14 +103,16 @@ export function createRedisClient(url: string, keyPrefix = ''): Redis {
   return client;
 }
 
-const FIRE_AND_FORGET = ['publish', 'unsubscribe', 'punsubscribe'] as const;
+const FIRE_AND_FORGET = ['publish', 'subscribe', 'psubscribe', 'unsubscribe', 'punsubscribe'] as const;
 
 /**
- * A client for libraries that publish and unsubscribe without awaiting (the Socket.IO adapter,
- * the Hocuspocus Redis extension): while Redis is down those calls log instead of becoming
- * unhandled rejections, which would end the process. Everything else behaves as usual.
+ * A client for libraries that subscribe, publish and unsubscribe without awaiting (the Socket.IO
+ * adapter, the Hocuspocus Redis extension): while Redis is down, or when the client closes before
+ * it connected, those calls report to `onError` instead of becoming unhandled rejections, which
+ * would end the process. A callback passed to them still hears of the failure; everything else
+ * behaves as usual.
  */
-export function createPubSubClient(url: string, onError: (error: unknown) => void): Redis {
+export function createPubSubClient(url: string, onError: (error: unknown, command: string) => void): Redis {
   const client = createRedisClient(url);
   // Subscriptions are set up while connecting; queue them until the connection is ready.
   client.options.enableOfflineQueue = true;
@@ -118,7 +120,7 @@ export function createPubSubClient(url: string, onError: (error: unknown) => voi
     const original = client[method].bind(client) as (...args: unknown[]) => Promise<unknown>;
     (client as unknown as Record<string, unknown>)[method] = (...args: unknown[]) =>
       original(...args).catch((error: unknown) => {
-        onError(error);
+        onError(error, method);
         return 0;
       });
   }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { randomBytes } from 'node:crypto';
 import { MemoryStore } from './memory.ts';
-import { RedisStore, createRedisClient } from './redis.ts';
+import { RedisStore, createPubSubClient, createRedisClient } from './redis.ts';
 import type { KeyValueStore } from './store.ts';
 import { pause } from '../testing/wait.ts';
 import { startTestServer } from '../testing/testServer.ts';
@@ -142,6 +142,17 @@ describe.skipIf(!process.env.REDIS_URL)('a server whose Redis connects slowly', 
     } finally {
       await server.stop();
     }
+  });
+
+  it('reports the subscriptions of a publish-and-subscribe client closed before it connected, instead of rejecting them', async () => {
+    const failures: string[] = [];
+    const client = createPubSubClient(proxy.url, (error, command) => failures.push(`${command}: ${(error as Error).message}`));
+    // As the Socket.IO adapter subscribes: at once, not awaited, while the connection is on its way.
+    const subscribed = [client.psubscribe('csp-test-pattern*'), client.subscribe('csp-test-channel')];
+    expect(client.status).not.toBe('ready');
+    client.disconnect();
+    expect(await Promise.all(subscribed)).toEqual([0, 0]);
+    expect(failures).toEqual(['psubscribe: Connection is closed.', 'subscribe: Connection is closed.']);
   });
 
   it('reports a store that cannot connect as not connected once the wait is over', async () => {

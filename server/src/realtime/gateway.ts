@@ -65,7 +65,8 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     destroyUpgrade: false,
     allowRequest: (request, callback) => callback(null, isAllowedOrigin(request, config.appUrl)),
   });
-  const onRedisError = (error: unknown) => logger.warn({ err: error }, 'realtime event not published: Redis unavailable');
+  const onRedisError = (error: unknown, command: string) =>
+    logger.warn({ err: error, command }, 'realtime events not shared with other processes: Redis unavailable');
   const redisClients = config.redisUrl ? [createPubSubClient(config.redisUrl, onRedisError), createPubSubClient(config.redisUrl, onRedisError)] : [];
   if (redisClients.length) {
     io.adapter(createAdapter(redisClients[0]!, redisClients[1]!, { key: `${config.redisPrefix}socket.io` }));
