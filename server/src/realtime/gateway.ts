@@ -6,6 +6,7 @@ import type { BaseServices } from '../services.ts';
 import { SESSION_COOKIE, validateSessionToken, validateSessionTokens } from '../auth/sessions.ts';
 import { StoreUnavailableError } from '../kv/index.ts';
 import { createPubSubClient } from '../kv/redis.ts';
+import { SlicedHeartbeat } from '../kv/slicedHeartbeat.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
 import { leavePresence, listPresence, registerPresence, registerPresenceMany } from '../domain/plans/presence.ts';
 import { refreshStepLock } from '../domain/plans/stepLocks.ts';
@@ -20,6 +21,8 @@ import type { UserRow } from '../storage/rows.ts';
 
 export const REALTIME_PATH = '/realtime';
 const PRESENCE_REFRESH_MS = 20_000;
+/** A twentieth of the sockets each second. */
+const PRESENCE_REFRESH_SLICES = 20;
 const PRESENCE_UNAVAILABLE = 'Presence is temporarily unavailable; editing works as usual';
 
 interface SocketData {
@@ -30,6 +33,8 @@ interface SocketData {
   plans: Map<string, string | null>;
   /** Plans whose events this socket follows without being present (a dashboard). */
   watching: Set<string>;
+  /** The presence heartbeat's slice that refreshes this socket. */
+  heartbeatSlice: number;
 }
 
 type Ack = (reply: Record<string, unknown>) => void;
@@ -40,7 +45,7 @@ const userRoom = (userId: string) => `user:${userId}`;
 
 export interface RealtimeGateway extends RealtimeEvents {
   io: SocketServer;
-  /** The periodic presence heartbeat of this process's sockets, at once. */
+  /** The periodic presence heartbeat of all of this process's sockets, at once. */
   refreshPresence(): Promise<void>;
   /** Runs on every server process when someone's access may have changed. */
   onAccessChanged(listener: (scope: AccessScope) => Promise<void>): void;
@@ -127,12 +132,20 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     },
   };
 
+  const heartbeat = new SlicedHeartbeat(PRESENCE_REFRESH_MS, PRESENCE_REFRESH_SLICES, (slice) => void refreshPresence(slice));
   io.use(async (socket, next) => {
     try {
       const token = sessionTokenFromCookie(socket.request.headers.cookie, SESSION_COOKIE) ?? (socket.handshake.auth?.token as string | undefined) ?? null;
       const auth = token ? await validateSessionToken(services, token) : null;
       if (!auth) return next(new Error('Unauthorized'));
-      const data: SocketData = { token: token!, sessionId: auth.sessionId, userId: auth.actor.id, plans: new Map(), watching: new Set() };
+      const data: SocketData = {
+        token: token!,
+        sessionId: auth.sessionId,
+        userId: auth.actor.id,
+        plans: new Map(),
+        watching: new Set(),
+        heartbeatSlice: heartbeat.nextSlice(),
+      };
       socket.data = data;
       await socket.join(userRoom(auth.actor.id));
       next();
@@ -263,11 +276,13 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
 
   /**
    * Open sockets keep their users' presence alive (it lapses 60 s after the last heartbeat) and the
-   * step lock of the step they are on, as an open editor does: every
-   * socket's session checked in one query, every heartbeat written in one round trip.
+   * step lock of the step they are on, as an open editor does: the sockets' sessions checked in
+   * one query, their heartbeats written in one round trip. Without a slice, every socket at once.
    */
-  async function refreshPresence() {
-    const present = [...io.of('/').sockets.values()].map((socket) => socket.data as SocketData).filter((data) => data.plans.size > 0);
+  async function refreshPresence(slice?: number) {
+    const present = [...io.of('/').sockets.values()]
+      .map((socket) => socket.data as SocketData)
+      .filter((data) => data.plans.size > 0 && (slice === undefined || data.heartbeatSlice === slice));
     if (present.length === 0) return;
     try {
       const sessions = await validateSessionTokens(services, [...new Set(present.map((data) => data.token))]);
@@ -283,11 +298,9 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
         ),
       );
     } catch (error) {
-      logger.warn({ err: error }, 'presence refresh failed; retrying at the next tick');
+      logger.warn({ err: error }, 'presence refresh failed; retrying at its next turn');
     }
   }
-  const refresher = setInterval(() => void refreshPresence(), PRESENCE_REFRESH_MS);
-  refresher.unref();
   // Redis back (perhaps empty): presence and the holders' locks again at once, not at the next tick.
   kv.onReconnect(() => void refreshPresence());
 
@@ -329,7 +342,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
       };
     },
     close: async () => {
-      clearInterval(refresher);
+      heartbeat.stop();
       lockWatcher.stop();
       followers.stop();
       io.disconnectSockets(true);

@@ -1,16 +1,21 @@
 import type { Connection, Extension, connectedPayload, onDisconnectPayload } from '@hocuspocus/server';
 import type { KeyValueStore } from '../../kv/index.ts';
+import { SlicedHeartbeat } from '../../kv/slicedHeartbeat.ts';
 import type { Logger } from '../../logger.ts';
 import type { ConnectionContext } from '../connectionContext.ts';
 
 const LIVE_TTL_MS = 120_000;
 const LIVE_REFRESH_MS = 45_000;
+/** A fifteenth of the connections every 3 s. */
+const LIVE_REFRESH_SLICES = 15;
 const liveKey = (documentName: string) => `collab:live:${documentName}`;
 
 export interface OpenConnection {
   connection: Connection<ConnectionContext>;
   context: ConnectionContext;
   documentName: string;
+  /** The refresher's slice that marks this connection again. */
+  heartbeatSlice: number;
 }
 
 /**
@@ -24,19 +29,18 @@ export class LiveEditorsExtension implements Extension {
   private readonly open = new Map<string, OpenConnection>();
   private readonly kv: KeyValueStore;
   private readonly logger: Logger;
-  private readonly refresher: NodeJS.Timeout;
+  private readonly heartbeat: SlicedHeartbeat;
 
   constructor(kv: KeyValueStore, logger: Logger) {
     this.kv = kv;
     this.logger = logger;
-    this.refresher = setInterval(() => this.refreshMarks(), LIVE_REFRESH_MS);
-    this.refresher.unref();
+    this.heartbeat = new SlicedHeartbeat(LIVE_REFRESH_MS, LIVE_REFRESH_SLICES, (slice) => this.refreshMarks(slice));
     // Redis back (perhaps empty): marks again at once, not at the next tick, or live editors count as not live.
     kv.onReconnect(() => this.refreshMarks());
   }
 
   async connected({ connection, context, documentName, socketId }: connectedPayload<ConnectionContext>) {
-    this.open.set(socketId, { connection, context, documentName });
+    this.open.set(socketId, { connection, context, documentName, heartbeatSlice: this.heartbeat.nextSlice() });
     await this.kv.hashSet(liveKey(documentName), `${context.userId}:${socketId}`, '1', LIVE_TTL_MS).catch(() => {});
   }
 
@@ -69,18 +73,20 @@ export class LiveEditorsExtension implements Extension {
     }
   }
 
-  /** This process's marks, written again: every open connection's. */
-  private refreshMarks() {
-    const marks = [...this.open].map(([socketId, { context, documentName }]) => ({
-      key: liveKey(documentName),
-      field: `${context.userId}:${socketId}`,
-      value: '1',
-      ttlMs: LIVE_TTL_MS,
-    }));
-    void this.kv.hashSetMany(marks).catch((error: unknown) => this.logger.warn({ err: error }, 'live-editor marks not refreshed; retrying at the next tick'));
+  /** This process's marks, written again: the slice's open connections, or without a slice every one. */
+  private refreshMarks(slice?: number) {
+    const marks = [...this.open]
+      .filter(([, open]) => slice === undefined || open.heartbeatSlice === slice)
+      .map(([socketId, { context, documentName }]) => ({
+        key: liveKey(documentName),
+        field: `${context.userId}:${socketId}`,
+        value: '1',
+        ttlMs: LIVE_TTL_MS,
+      }));
+    void this.kv.hashSetMany(marks).catch((error: unknown) => this.logger.warn({ err: error }, 'live-editor marks not refreshed; retrying at their next turn'));
   }
 
   stop(): void {
-    clearInterval(this.refresher);
+    this.heartbeat.stop();
   }
 }

@@ -1,0 +1,26 @@
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { SlicedHeartbeat } from './slicedHeartbeat.ts';
+
+describe('a sliced heartbeat', () => {
+  beforeEach(() => void vi.useFakeTimers());
+  afterEach(() => void vi.useRealTimers());
+
+  it('deals slices round robin and beats each slice once per period, one slice at a time', () => {
+    const beats: number[] = [];
+    const heartbeat = new SlicedHeartbeat(20_000, 4, (slice) => beats.push(slice));
+    expect(Array.from({ length: 6 }, () => heartbeat.nextSlice())).toEqual([0, 1, 2, 3, 0, 1]);
+
+    vi.advanceTimersByTime(4_999);
+    expect(beats).toEqual([]);
+    vi.advanceTimersByTime(1);
+    expect(beats).toEqual([0]);
+    vi.advanceTimersByTime(15_000);
+    expect(beats).toEqual([0, 1, 2, 3]);
+    vi.advanceTimersByTime(20_000);
+    expect(beats).toEqual([0, 1, 2, 3, 0, 1, 2, 3]);
+
+    heartbeat.stop();
+    vi.advanceTimersByTime(60_000);
+    expect(beats).toHaveLength(8);
+  });
+});
