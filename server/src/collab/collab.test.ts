@@ -343,6 +343,22 @@ describe('persistence', () => {
     expect(next.answers()).toEqual(converged);
   });
 
+  it('while its editors stay connected, a document is stored within seconds (the debounce, then at most the spread)', async () => {
+    const formId = await createPlan(admin, 'Stored while open');
+    const a = await live(principal, formId, STEP, 'principal');
+    writeAnswers(a.doc, step, { att_barriers: 'Stored while the editor stays.' });
+    const stored = await waitFor(
+      'the open document to be stored',
+      async () => {
+        const state = await storedState(formId, STEP);
+        return state && answersOfState(state).att_barriers === 'Stored while the editor stays.' ? state : null;
+      },
+      { timeoutMs: 10_000 },
+    );
+    expect(stored).toBeDefined();
+    expect(serverDocument(formId, STEP), 'still loaded: its editor is connected').toBeDefined();
+  });
+
   it('a client that edits while disconnected merges its changes on reconnect, even after the document was unloaded', async () => {
     const formId = await createPlan(admin, 'Offline');
     const a = await live(principal, formId, STEP, 'principal');

@@ -37,7 +37,8 @@ export function createCollabServer(services: BaseServices): CollabServer {
   const { config, kv, logger } = services;
   const access = new AccessExtension(services);
   const liveEditors = new LiveEditorsExtension(kv, logger);
-  const extensions: Extension[] = [access, new PersistenceExtension(services), liveEditors];
+  const persistence = new PersistenceExtension(services);
+  const extensions: Extension[] = [access, persistence, liveEditors];
   if (config.redisUrl) {
     const redisUrl = config.redisUrl;
     extensions.unshift(
@@ -101,6 +102,7 @@ export function createCollabServer(services: BaseServices): CollabServer {
     },
 
     async close() {
+      persistence.close();
       liveEditors.stop();
       await savedAnswers.drain();
       // Closing connections stores each document at once (unloadImmediately); then flush the rest.
