@@ -7,8 +7,9 @@
  * and the server's CPU and resident memory.
  *
  * The floor: at 1,000 and 2,000 editors the same fleet, edits and phases also run against a bare
- * @hocuspocus/server (coedit-floor-server.ts) right after the app's level, and the app's server
- * CPU per edit and latency are given as ratios of it. The floor has no Socket.IO, so its fleet
+ * @hocuspocus/server (coedit-floor-server.ts) right after the app's level, in three rounds of app
+ * then floor, and the app's server CPU per edit and latency are given as ratios of the rounds'
+ * medians. The floor has no Socket.IO, so its fleet
  * skips the plan join (presence).
  */
 import type { ChildProcess } from 'node:child_process';
@@ -30,6 +31,12 @@ import type { CoEditorSpec } from './coedit.worker.ts';
 const LEVELS = (process.env.BENCH_COEDIT_LEVELS ?? '1000,2000,3000').split(',').map(Number);
 /** Levels also run against the floor (the bare library). */
 const FLOOR_LEVELS = (process.env.BENCH_COEDIT_FLOOR_LEVELS ?? '1000,2000').split(',').map(Number);
+/**
+ * App and floor alternate this many times at each floor level, and the ratios come from the
+ * rounds' medians: one 15 s window's p99 is set by a few pauses (a scavenge, a burst of the
+ * fleet's own work) and swung 4× between runs of the same code, for the floor as for the app.
+ */
+const ROUNDS = Number(process.env.BENCH_COEDIT_ROUNDS ?? 3);
 /** The issue's bound on app ÷ floor (server CPU per edit, latency). */
 const FLOOR_RATIO_TARGET = 1.5;
 const PER_STEP = 3;
@@ -62,6 +69,8 @@ interface Target {
 interface CoeditLevel {
   target: Target['kind'];
   editors: number;
+  /** Which of the app-and-floor rounds at this level (1 for a level without a floor). */
+  round: number;
   documents: number;
   connect: { seconds: number; synced: number; joined: number; authFailures: string[] };
   editsSent: number;
@@ -91,7 +100,8 @@ interface CoeditLevel {
   note?: string;
 }
 
-const levelName = (kind: Target['kind'], editors: number) => `${kind === 'floor' ? 'floor, ' : ''}${editors} co-editors`;
+const levelName = (kind: Target['kind'], editors: number, levelRound = 1) =>
+  `${kind === 'floor' ? 'floor, ' : ''}${editors} co-editors${levelRound > 1 ? ` (round ${levelRound})` : ''}`;
 
 function verify(states: DocumentState[]) {
   const byDocument = new Map<string, DocumentState[]>();
@@ -116,7 +126,13 @@ function verify(states: DocumentState[]) {
 
 type Connections = CoeditLevel['connections'];
 
-async function runLevel(server: Target, editors: Editor[], postgresPids: () => number[], questionOf: Map<string, string>): Promise<CoeditLevel> {
+async function runLevel(
+  server: Target,
+  editors: Editor[],
+  postgresPids: () => number[],
+  questionOf: Map<string, string>,
+  levelRound: number,
+): Promise<CoeditLevel> {
   const baseUrl = server.url;
   const serverPid = server.child.pid!;
   const floor = server.kind === 'floor';
@@ -126,7 +142,7 @@ async function runLevel(server: Target, editors: Editor[], postgresPids: () => n
     if (!seeds.has(key)) seeds.set(key, stepDocumentSeed(editor.stepNumber, editor.school));
     return seeds.get(key)!;
   };
-  const name = levelName(server.kind, editors.length);
+  const name = levelName(server.kind, editors.length, levelRound);
   const workers: ChildProcess[] = [];
   try {
     for (let w = 0; w < WORKERS; w++) workers.push(forkWorker('coedit.worker.ts', { execArgv: ['--max-old-space-size=2048'] }));
@@ -210,6 +226,7 @@ async function runLevel(server: Target, editors: Editor[], postgresPids: () => n
     const level: CoeditLevel = {
       target: server.kind,
       editors: editors.length,
+      round: levelRound,
       documents: check.documents,
       connect,
       editsSent,
@@ -258,7 +275,7 @@ async function startFloor(): Promise<Target & { stop(): Promise<void> }> {
 }
 
 function levelFigures(level: CoeditLevel): Figure[] {
-  const name = levelName(level.target, level.editors);
+  const name = levelName(level.target, level.editors, level.round);
   if (!level.latencyMs) return [{ metric: name, value: level.note ?? 'did not run', unit: '' }];
   const at3000 = level.target === 'app' && level.editors === 3_000;
   const disturbance = cpuDisturbance(level.cpu);
@@ -295,20 +312,45 @@ function levelFigures(level: CoeditLevel): Figure[] {
   return figures;
 }
 
-/** The app's level as a multiple of the floor's at the same number of editors. */
-function appOverFloor(app: CoeditLevel, floor: CoeditLevel) {
-  const ratio = (a: number, b: number) => (b > 0 ? round(a / b, 2) : null);
+const median = (values: number[]) => summarize(values).median;
+
+/** The app as a multiple of the floor at one number of editors: the ratio of the rounds' medians. */
+function appOverFloor(apps: CoeditLevel[], floors: CoeditLevel[]) {
+  const ratio = (of: (level: CoeditLevel) => number) => {
+    const floor = median(floors.map(of));
+    return floor > 0 ? round(median(apps.map(of)) / floor, 2) : null;
+  };
   return {
-    editors: app.editors,
-    serverCpuPerEdit: ratio(app.serverCpuMsPerEdit, floor.serverCpuMsPerEdit),
-    latencyMedian: ratio(app.latencyMs.median, floor.latencyMs.median),
-    latencyP99: ratio(app.latencyMs.p99, floor.latencyMs.p99),
-    disturbed: [app, floor].some((level) => cpuDisturbance(level.cpu) !== null),
+    editors: apps[0]!.editors,
+    rounds: Math.min(apps.length, floors.length),
+    serverCpuPerEdit: ratio((level) => level.serverCpuMsPerEdit),
+    latencyMedian: ratio((level) => level.latencyMs.median),
+    latencyP99: ratio((level) => level.latencyMs.p99),
+    disturbed: [...apps, ...floors].some((level) => cpuDisturbance(level.cpu) !== null),
   };
 }
 
+/** Each round's figures side by side, app against floor. */
+function roundFigures(apps: CoeditLevel[], floors: CoeditLevel[]): Figure[] {
+  const list = (levels: CoeditLevel[], of: (level: CoeditLevel) => number) => levels.map(of).join(', ');
+  const name = `${apps[0]!.editors} co-editors, each round, app / floor`;
+  const all = [...apps, ...floors];
+  return [
+    { metric: `${name}: edit-to-peer p99`, value: `${list(apps, (l) => l.latencyMs.p99)} / ${list(floors, (l) => l.latencyMs.p99)}`, unit: 'ms' },
+    { metric: `${name}: server CPU per edit`, value: `${list(apps, (l) => l.serverCpuMsPerEdit)} / ${list(floors, (l) => l.serverCpuMsPerEdit)}`, unit: 'ms' },
+    {
+      metric: `${name}: dropped edits / unconverged docs, all rounds`,
+      value: `${all.reduce((n, l) => n + l.droppedEdits, 0)} / ${all.reduce((n, l) => n + l.unconvergedDocuments, 0)}`,
+      unit: 'count',
+      target: '0 / 0',
+      pass: all.every((l) => l.droppedEdits === 0 && l.unconvergedDocuments === 0),
+    },
+  ];
+}
+
 function ratioFigures(ratios: ReturnType<typeof appOverFloor>): Figure[] {
-  const name = `${ratios.editors} co-editors, app ÷ floor${ratios.disturbed ? ' [disturbed]' : ''}`;
+  const rounds = ratios.rounds > 1 ? `, medians of ${ratios.rounds} rounds` : '';
+  const name = `${ratios.editors} co-editors, app ÷ floor${rounds}${ratios.disturbed ? ' [disturbed]' : ''}`;
   const within = (...values: (number | null)[]) => values.every((value) => value !== null && value <= FLOOR_RATIO_TARGET);
   return [
     {
@@ -345,36 +387,52 @@ await runBenchmark(
       await pool.end();
       const questionOf = new Map(TYPED_STEPS.map((s) => [s.step.key, s.questionId]));
       // The floor right after the app's level of the same size: the host's speed drifts within a session.
-      const runs = LEVELS.flatMap((n) => (FLOOR_LEVELS.includes(n) ? ['app', 'floor'] : ['app']).map((kind) => ({ kind: kind as Target['kind'], n })));
+      const runs = LEVELS.flatMap((n) =>
+        FLOOR_LEVELS.includes(n)
+          ? Array.from({ length: ROUNDS }, (_, r) => (['app', 'floor'] as const).map((kind) => ({ kind, n, round: r + 1 }))).flat()
+          : [{ kind: 'app' as const, n, round: 1 }],
+      );
       const levels: CoeditLevel[] = [];
-      for (const { kind, n } of runs) {
+      for (const { kind, n, round: levelRound } of runs) {
         if (secondsLeft() < 30 + n / 30) {
-          log(`${levelName(kind, n)}: skipped, ${Math.round(secondsLeft())} s left of the budget`);
-          levels.push({ target: kind, editors: n, held: false, note: 'skipped: the time budget ran out' } as CoeditLevel);
+          log(`${levelName(kind, n, levelRound)}: skipped, ${Math.round(secondsLeft())} s left of the budget`);
+          if (levelRound === 1)
+            levels.push({ target: kind, editors: n, round: levelRound, held: false, note: 'skipped: the time budget ran out' } as CoeditLevel);
           continue;
         }
         // A fresh server process per level: its CPU and memory are this level's alone.
         const server = kind === 'floor' ? await startFloor() : { kind, ...(firstApp ?? (await startServerProcess(env))) };
         firstApp = undefined;
         try {
-          levels.push(await runLevel(server, editors.slice(0, n), postgres.pids, questionOf));
+          levels.push(await runLevel(server, editors.slice(0, n), postgres.pids, questionOf, levelRound));
         } catch (error) {
-          log(`${levelName(kind, n)} could not run: ${(error as Error).message}`);
-          levels.push({ target: kind, editors: n, held: false, note: `did not run: ${(error as Error).message.split('\n')[0]}` } as CoeditLevel);
+          log(`${levelName(kind, n, levelRound)} could not run: ${(error as Error).message}`);
+          levels.push({
+            target: kind,
+            editors: n,
+            round: levelRound,
+            held: false,
+            note: `did not run: ${(error as Error).message.split('\n')[0]}`,
+          } as CoeditLevel);
           break;
         } finally {
           await server.stop();
         }
       }
       const ratios: ReturnType<typeof appOverFloor>[] = [];
-      for (const level of levels) {
-        result.figures.push(...levelFigures(level));
-        const app = levels.find((l) => l.target === 'app' && l.editors === level.editors);
-        if (level.target !== 'floor' || !level.latencyMs || !app?.latencyMs) continue;
-        ratios.push(appOverFloor(app, level));
+      const measured = (target: Target['kind'], n: number) => levels.filter((l) => l.target === target && l.editors === n && l.latencyMs);
+      for (const n of LEVELS) {
+        // Each level's own figures from its first round; later rounds add their p99 and CPU below.
+        for (const level of levels.filter((l) => l.editors === n && l.round === 1)) result.figures.push(...levelFigures(level));
+        const [apps, floors] = [measured('app', n), measured('floor', n)];
+        if (apps.length === 0 || floors.length === 0) continue;
+        ratios.push(appOverFloor(apps, floors));
+        if (ratios.at(-1)!.rounds > 1) result.figures.push(...roundFigures(apps, floors));
         result.figures.push(...ratioFigures(ratios.at(-1)!));
       }
-      const highestHeld = Math.max(0, ...levels.filter((l) => l.target === 'app' && l.held).map((l) => l.editors));
+      // A level is held when every round of it held.
+      const appLevels = levels.filter((l) => l.target === 'app');
+      const highestHeld = Math.max(0, ...LEVELS.filter((n) => appLevels.some((l) => l.editors === n) && appLevels.every((l) => l.editors !== n || l.held)));
       result.figures.push({
         metric: 'highest level held (p99 <= 100 ms, 0 dropped, 0 unconverged)',
         value: highestHeld,
@@ -384,6 +442,7 @@ await runBenchmark(
       });
       result.details = {
         perStep: PER_STEP,
+        rounds: ROUNDS,
         workers: WORKERS,
         phase: PHASE,
         intervalMs: INTERVAL_MS,
