@@ -481,4 +481,21 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
       reader.destroy();
     }
   });
+
+  it('a process stopped gracefully while its editor is still connected stores the last edits before it exits', async () => {
+    const d = await startServerProcess(env);
+    const stepKey = 'schoolCulture';
+    const writer = await openLiveClient(d.url, tokens[0]!, formId, stepKey, { label: 'writer on D' });
+    try {
+      const marker = 'Typed a moment before the server stopped.';
+      writeAnswers(writer.doc, stepOf(stepKey).step, { sc_studentVoice: marker });
+      // Acknowledged by D, well within its store debounce (2 s, then the spread).
+      await writer.settled();
+      await d.stop('SIGTERM');
+      expect((await persistedAnswers(stepKey))?.sc_studentVoice).toBe(marker);
+    } finally {
+      writer.destroy();
+      await d.stop();
+    }
+  });
 });
