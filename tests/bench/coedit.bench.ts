@@ -426,9 +426,10 @@ await runBenchmark(
         for (const level of levels.filter((l) => l.editors === n && l.round === 1)) result.figures.push(...levelFigures(level));
         const [apps, floors] = [measured('app', n), measured('floor', n)];
         if (apps.length === 0 || floors.length === 0) continue;
-        ratios.push(appOverFloor(apps, floors));
-        if (ratios.at(-1)!.rounds > 1) result.figures.push(...roundFigures(apps, floors));
-        result.figures.push(...ratioFigures(ratios.at(-1)!));
+        const ratio = appOverFloor(apps, floors);
+        ratios.push(ratio);
+        if (ratio.rounds > 1) result.figures.push(...roundFigures(apps, floors));
+        result.figures.push(...ratioFigures(ratio));
       }
       // A level is held when every round of it held.
       const appLevels = levels.filter((l) => l.target === 'app');

@@ -277,6 +277,10 @@ async function probeOnce(run: () => Promise<LevelResult>, discarded: LevelResult
   return run();
 }
 
+type HeldRate = Awaited<ReturnType<typeof searchHeldRate>>;
+/** No rate tried failed: the real limit lies higher. */
+const isLowerBound = (search: HeldRate) => search.notHeldPerSecond === null;
+
 /**
  * The highest rate held (p99 <= 100 ms, no errors): between the highest level held and the
  * lowest not held, bisect (or grow by half above the highest held, up to `maxRate`).
@@ -306,12 +310,8 @@ async function searchHeldRate(tested: LevelResult[], maxRate: number, probe: (ra
   }
   return {
     heldPerSecond: low,
+    /** None when no rate tried failed: then the real limit lies higher (the search reached its maximum or ran out of time or probes). */
     notHeldPerSecond: high === Infinity ? null : high,
-    /**
-     * No rate tried failed, so the real limit lies higher: the search reached its maximum or ran
-     * out of time or probes (a fast host's floor can outgrow the budget).
-     */
-    isLowerBound: high === Infinity,
     probes,
     disturbedAndRepeated: discarded,
   };
@@ -387,7 +387,7 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
       });
       result.details.appServerLog = server.output().slice(-4_000);
     }
-    log(`app: highest rate held ${appSearch.heldPerSecond}/s${appSearch.isLowerBound ? ' (every tested rate held)' : ''}`);
+    log(`app: highest rate held ${appSearch.heldPerSecond}/s${isLowerBound(appSearch) ? ' (every tested rate held)' : ''}`);
     await server.stop();
     server = undefined;
 
@@ -412,16 +412,14 @@ await runBenchmark('save', 'Step save at district load (open loop, HTTP end to e
       },
       40,
     );
-    log(`floor: highest rate held ${floorSearch.heldPerSecond}/s${floorSearch.isLowerBound ? ' (every tested rate held)' : ''}`);
+    log(`floor: highest rate held ${floorSearch.heldPerSecond}/s${isLowerBound(floorSearch) ? ' (every tested rate held)' : ''}`);
 
     // A rate held without a failing one above it is a lower bound, and so bounds the ratio.
-    const heldRate = (search: typeof appSearch) => (search.isLowerBound ? `>= ${round(search.heldPerSecond, 0)}` : round(search.heldPerSecond, 0));
+    const heldRate = (search: HeldRate) => (isLowerBound(search) ? `>= ${round(search.heldPerSecond, 0)}` : round(search.heldPerSecond, 0));
     const ratioValue = floorSearch.heldPerSecond > 0 ? round(appSearch.heldPerSecond / floorSearch.heldPerSecond, 2) : null;
-    const ratioBound = () => {
-      if (ratioValue === null || appSearch.isLowerBound === floorSearch.isLowerBound) return appSearch.isLowerBound ? `? (both lower bounds)` : ratioValue;
-      return `${floorSearch.isLowerBound ? '<=' : '>='} ${ratioValue}`;
-    };
-    const ratio = ratioBound();
+    const [appBound, floorBound] = [isLowerBound(appSearch), isLowerBound(floorSearch)];
+    const ratio =
+      ratioValue === null || appBound === floorBound ? (appBound ? '? (both lower bounds)' : ratioValue) : `${floorBound ? '<=' : '>='} ${ratioValue}`;
     const bound = (level: LevelResult, value: number) => (level.overloadedAfterMs !== null ? `>= ${value}` : value);
     for (const level of app) {
       const rate = round((level.editors * 1000) / PERIOD_MS, 0);

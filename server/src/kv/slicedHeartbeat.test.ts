@@ -23,4 +23,10 @@ describe('a sliced heartbeat', () => {
     vi.advanceTimersByTime(60_000);
     expect(beats).toHaveLength(8);
   });
+
+  it('a beat covers the entries of its own slice, and a beat without a slice covers every entry', () => {
+    expect(SlicedHeartbeat.covers(2, 2)).toBe(true);
+    expect(SlicedHeartbeat.covers(2, 3)).toBe(false);
+    expect(SlicedHeartbeat.covers(undefined, 3)).toBe(true);
+  });
 });

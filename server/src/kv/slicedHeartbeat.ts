@@ -23,6 +23,11 @@ export class SlicedHeartbeat {
     this.timer.unref();
   }
 
+  /** Whether a beat of `slice` refreshes an entry of `entrySlice`; a beat without a slice refreshes every entry. */
+  static covers(slice: number | undefined, entrySlice: number): boolean {
+    return slice === undefined || entrySlice === slice;
+  }
+
   /** The slice for a new entry. */
   nextSlice(): number {
     const slice = this.assigned;

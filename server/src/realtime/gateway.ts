@@ -282,7 +282,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
   async function refreshPresence(slice?: number) {
     const present = [...io.of('/').sockets.values()]
       .map((socket) => socket.data as SocketData)
-      .filter((data) => data.plans.size > 0 && (slice === undefined || data.heartbeatSlice === slice));
+      .filter((data) => data.plans.size > 0 && SlicedHeartbeat.covers(slice, data.heartbeatSlice));
     if (present.length === 0) return;
     try {
       const sessions = await validateSessionTokens(services, [...new Set(present.map((data) => data.token))]);

@@ -76,7 +76,7 @@ export class LiveEditorsExtension implements Extension {
   /** This process's marks, written again: the slice's open connections, or without a slice every one. */
   private refreshMarks(slice?: number) {
     const marks = [...this.open]
-      .filter(([, open]) => slice === undefined || open.heartbeatSlice === slice)
+      .filter(([, open]) => SlicedHeartbeat.covers(slice, open.heartbeatSlice))
       .map(([socketId, { context, documentName }]) => ({
         key: liveKey(documentName),
         field: `${context.userId}:${socketId}`,
