@@ -1,4 +1,5 @@
-import { Redis } from 'ioredis';
+import DataLoader from 'dataloader';
+import { Redis, type ChainableCommander } from 'ioredis';
 import { StoreUnavailableError, claimValue, type ClaimRequest, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
 
 // Claim or refresh in one step: a free key or the same owner (value prefix "owner\n") wins.
@@ -88,6 +89,18 @@ type ScriptedRedis = Redis & {
   cspHashGetLive(key: string, now: number): Promise<string[]>;
 };
 
+type ScriptedPipeline = ChainableCommander & {
+  cspClaimAndIncrement(claimKey: string, counterKey: string, owner: string, value: string, claimTtlMs: number, counterTtlMs: number): ScriptedPipeline;
+};
+
+interface ClaimCounting {
+  claim: ClaimRequest;
+  counter: { key: string; ttlMs: number };
+}
+
+/** Claims sent in one pipeline at most: a burst beyond it goes out in several writes. */
+const CLAIM_BATCH_MAX = 128;
+
 export function createRedisClient(url: string, keyPrefix = ''): Redis {
   const client = new Redis(url, {
     keyPrefix,
@@ -130,6 +143,16 @@ export function createPubSubClient(url: string, onError: (error: unknown, comman
 export class RedisStore implements KeyValueStore {
   readonly kind = 'redis' as const;
   private readonly redis: ScriptedRedis;
+  /**
+   * Autosaves read in one turn of the event loop send their claims in one pipeline, at the turn's
+   * end: one socket write and one read for all of them instead of one each. Each script still runs
+   * on its own, atomically, and answers (or fails) its own save.
+   */
+  private readonly claimsCounting = new DataLoader<ClaimCounting, { claim: LockClaim; count: number }>((batch) => this.claimAllCounting(batch), {
+    cache: false,
+    maxBatchSize: CLAIM_BATCH_MAX,
+    batchScheduleFn: (send) => setImmediate(send),
+  });
 
   constructor(redis: Redis) {
     redis.defineCommand('cspClaim', { numberOfKeys: 1, lua: CLAIM });
@@ -204,16 +227,22 @@ export class RedisStore implements KeyValueStore {
   }
 
   claimAndIncrement(claim: ClaimRequest, counter: { key: string; ttlMs: number }) {
+    return this.claimsCounting.load({ claim, counter });
+  }
+
+  private claimAllCounting(batch: readonly ClaimCounting[]) {
     return this.call(async (redis) => {
-      const [outcome, value, ttl, count] = await redis.cspClaimAndIncrement(
-        claim.key,
-        counter.key,
-        claim.owner,
-        claimValue(claim.owner, claim.payload),
-        claim.ttlMs,
-        counter.ttlMs,
-      );
-      return { claim: { acquired: outcome > 0, refreshed: outcome === 2, value, ttlMs: ttl }, count };
+      const pipeline = redis.pipeline() as ScriptedPipeline;
+      for (const { claim, counter } of batch) {
+        pipeline.cspClaimAndIncrement(claim.key, counter.key, claim.owner, claimValue(claim.owner, claim.payload), claim.ttlMs, counter.ttlMs);
+      }
+      const replies = (await pipeline.exec()) ?? [];
+      return batch.map((_request, index) => {
+        const [error, reply] = replies[index] ?? [new Error('no reply')];
+        if (error) return new StoreUnavailableError(error);
+        const [outcome, value, ttl, count] = reply as [number, string, number, number];
+        return { claim: { acquired: outcome > 0, refreshed: outcome === 2, value, ttlMs: ttl }, count };
+      });
     });
   }
 

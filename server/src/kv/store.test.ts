@@ -95,6 +95,18 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     expect((await store.claimAndIncrement({ key: 'lock:5', owner: 'alice', payload: 'a', ttlMs: 1000 }, counter)).count).toBe(1);
   });
 
+  it('answers claims made in one turn each on its own, in the order made', async () => {
+    const counter = { key: 'count:3', ttlMs: 1000 };
+    const claims = await Promise.all(
+      ['carol', 'dave', 'carol'].map((owner, index) => store.claimAndIncrement({ key: `lock:6`, owner, payload: String(index), ttlMs: 1000 }, counter)),
+    );
+    expect(claims.map(({ claim, count }) => [claim.acquired, claim.refreshed, claim.value, count])).toEqual([
+      [true, false, 'carol\n0', 1],
+      [false, false, 'carol\n0', 2],
+      [true, true, 'carol\n0', 3],
+    ]);
+  });
+
   it('expires hash fields one by one', async () => {
     await store.hashSet('presence:1', 'a@x', 'A', 60);
     await store.hashSet('presence:1', 'b@x', 'B', 5000);

@@ -21,17 +21,27 @@ const callersShare = () => and(eq(planShares.formId, plans.id), eq(planShares.us
 const planYear = () => eq(schoolYearSettings.schoolYear, plans.schoolYear);
 
 /**
- * A step write's guard that the caller's access is as it was read (`AccessVersions`): the plan's,
- * the caller's share's and the year's rows still have the versions the decision was made on. Writes
- * made without a caller's read (copies into a plan, under its rows' locks) pass null and skip it.
+ * The rows of a batch of step writes (`StepWriteBatch`): each names the step, the revision it was
+ * read at, what it writes and, unless it was made without a caller's read, the caller and the
+ * versions of the rows its access was decided on (`AccessVersions`).
  */
-const accessUnchanged = sql`(${placeholder('planVersion')}::text is null or exists (
+const stepWrites = sql`jsonb_to_recordset(${placeholder('writes')}::jsonb) as w(
+  ordinal integer, form_id text, step_key text, expected integer, dirty jsonb, field_revisions jsonb,
+  field_changed_at jsonb, completed boolean, revision integer, at timestamptz, updated_by text,
+  document_name text, user_id text, plan_version text, share_version text, year_version text)`;
+
+/**
+ * A step write's guard that the caller's access is as it was read: the plan's, the caller's
+ * share's and the year's rows still have the versions the decision was made on. Writes made
+ * without a caller's read (copies into a plan, under its rows' locks) carry no versions and skip it.
+ */
+const accessUnchanged = sql`(w.plan_version is null or exists (
   select 1 from plans p
-  left join plan_shares s on s.form_id = p.id and s.user_id = ${placeholder('userId')}
+  left join plan_shares s on s.form_id = p.id and s.user_id = w.user_id
   left join school_year_settings y on y.school_year = p.school_year
-  where p.id = ${placeholder('formId')} and p.xmin::text = ${placeholder('planVersion')}::text
-    and s.xmin::text is not distinct from ${placeholder('shareVersion')}::text
-    and y.xmin::text is not distinct from ${placeholder('yearVersion')}::text))`;
+  where p.id = w.form_id and p.xmin::text = w.plan_version
+    and s.xmin::text is not distinct from w.share_version
+    and y.xmin::text is not distinct from w.year_version))`;
 
 /**
  * The queries every autosave runs (session, plan access, step read and write), built once per
@@ -79,31 +89,31 @@ function build(db: Database) {
       .limit(1)
       .prepare('csp_step_row'),
 
-    writeStep: db
+    /**
+     * A batch of step writes in one statement and one commit, each guarded by the revision it was
+     * read at and its access (above). A step named twice in one batch is written once: its other
+     * writes come back missing, as if another write had come first.
+     */
+    writeSteps: db
       .update(planSteps)
       .set({
-        data: sql`${planSteps.data} || ${placeholder('dirty')}::jsonb`,
-        fieldRevisions: sql`${planSteps.fieldRevisions} || ${placeholder('fieldRevisions')}::jsonb`,
-        fieldChangedAt: sql`${planSteps.fieldChangedAt} || ${placeholder('fieldChangedAt')}::jsonb`,
-        completed: sql`${placeholder('completed')}::boolean`,
-        revisionCount: sql`${placeholder('revision')}::integer`,
-        lastUpdated: sql`${placeholder('at')}::timestamptz`,
-        updatedBy: sql`${placeholder('updatedBy')}::text`,
+        data: sql`${planSteps.data} || w.dirty`,
+        fieldRevisions: sql`${planSteps.fieldRevisions} || w.field_revisions`,
+        fieldChangedAt: sql`${planSteps.fieldChangedAt} || w.field_changed_at`,
+        completed: sql`w.completed`,
+        revisionCount: sql`w.revision`,
+        lastUpdated: sql`w.at`,
+        updatedBy: sql`w.updated_by`,
       })
-      .where(
-        and(
-          eq(planSteps.formId, placeholder('formId')),
-          eq(planSteps.stepKey, placeholder('stepKey')),
-          eq(planSteps.revisionCount, placeholder('expected')),
-          accessUnchanged,
-        ),
-      )
+      .from(stepWrites)
+      .where(and(sql`${planSteps.formId} = w.form_id`, sql`${planSteps.stepKey} = w.step_key`, sql`${planSteps.revisionCount} = w.expected`, accessUnchanged))
       // The written answers, revision and time are known to the caller (the guard proves the row
       // was the one it read); only whether the step's live document was ever opened is asked.
       .returning({
-        hasDocument: sql<boolean>`exists (select 1 from ${collabDocuments} where ${collabDocuments.name} = ${placeholder('documentName')})`,
+        ordinal: sql<number>`w.ordinal`,
+        hasDocument: sql<boolean>`exists (select 1 from ${collabDocuments} where ${collabDocuments.name} = w.document_name)`,
       })
-      .prepare('csp_write_step'),
+      .prepare('csp_write_steps'),
   };
 }
 

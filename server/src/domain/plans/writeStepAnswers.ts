@@ -1,7 +1,7 @@
 import { collabDocumentName, type Step, type StepAnswers } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import type { Database } from '../../storage/database.ts';
-import { preparedQueries } from '../../storage/preparedQueries.ts';
+import { writeStep } from '../../storage/stepWriteBatch.ts';
 import type { AccessVersions, StepRow, UserRow } from '../../storage/rows.ts';
 
 /** The row as the write left it, and whether the step's live document was ever opened. */
@@ -32,22 +32,19 @@ export async function writeStepAnswers(
   const at = Math.max(Date.now(), (row.lastUpdated?.getTime() ?? 0) + 1);
   const fieldRevisions = Object.fromEntries(Object.keys(dirty).map((id) => [id, revision]));
   const fieldChangedAt = Object.fromEntries(Object.keys(dirty).map((id) => [id, at]));
-  const [written] = await preparedQueries(db).writeStep.execute({
-    dirty: JSON.stringify(dirty),
-    fieldRevisions: JSON.stringify(fieldRevisions),
-    fieldChangedAt: JSON.stringify(fieldChangedAt),
-    completed,
-    revision,
-    at: new Date(at).toISOString(),
-    updatedBy,
+  const written = await writeStep(db, {
     formId: row.formId,
     stepKey: row.stepKey,
     expected: row.revisionCount,
+    revision,
+    dirty,
+    fieldRevisions,
+    fieldChangedAt,
+    completed,
+    at: new Date(at),
+    updatedBy,
     documentName: collabDocumentName(row.formId, row.stepKey),
-    userId: access?.userId ?? null,
-    planVersion: access?.versions.plan ?? null,
-    shareVersion: access?.versions.share ?? null,
-    yearVersion: access?.versions.year ?? null,
+    access,
   });
   if (!written) return null;
   // What the statement stored: JSONB's `||` replaces top-level keys as these spreads do.
