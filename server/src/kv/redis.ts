@@ -1,5 +1,5 @@
-import DataLoader from 'dataloader';
 import { Redis, type ChainableCommander } from 'ioredis';
+import { windowBatcher } from '../batching.ts';
 import { StoreUnavailableError, claimValue, type ClaimRequest, type HashEntry, type KeyValueStore, type LockClaim } from './store.ts';
 
 // Claim or refresh in one step: a free key or the same owner (value prefix "owner\n") wins.
@@ -144,15 +144,11 @@ export class RedisStore implements KeyValueStore {
   readonly kind = 'redis' as const;
   private readonly redis: ScriptedRedis;
   /**
-   * Autosaves read in one turn of the event loop send their claims in one pipeline, at the turn's
-   * end: one socket write and one read for all of them instead of one each. Each script still runs
-   * on its own, atomically, and answers (or fails) its own save.
+   * Autosaves' claims made within one batch window go to Redis in one pipeline: one socket write
+   * and one read for all of them. Each script still runs on its own, atomically, and answers (or
+   * fails) its own save.
    */
-  private readonly claimsCounting = new DataLoader<ClaimCounting, { claim: LockClaim; count: number }>((batch) => this.claimAllCounting(batch), {
-    cache: false,
-    maxBatchSize: CLAIM_BATCH_MAX,
-    batchScheduleFn: (send) => setImmediate(send),
-  });
+  private readonly claimsCounting = windowBatcher<ClaimCounting, { claim: LockClaim; count: number }>((batch) => this.claimAllCounting(batch), CLAIM_BATCH_MAX);
 
   constructor(redis: Redis) {
     redis.defineCommand('cspClaim', { numberOfKeys: 1, lua: CLAIM });

@@ -95,7 +95,7 @@ describe.each(stores)('%s key-value store', (_kind, open) => {
     expect((await store.claimAndIncrement({ key: 'lock:5', owner: 'alice', payload: 'a', ttlMs: 1000 }, counter)).count).toBe(1);
   });
 
-  it('answers claims made in one turn each on its own, in the order made', async () => {
+  it('answers claims made together each on its own, in the order made', async () => {
     const counter = { key: 'count:3', ttlMs: 1000 };
     const claims = await Promise.all(
       ['carol', 'dave', 'carol'].map((owner, index) => store.claimAndIncrement({ key: `lock:6`, owner, payload: String(index), ttlMs: 1000 }, counter)),

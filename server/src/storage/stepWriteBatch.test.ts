@@ -46,7 +46,7 @@ async function rowOf(stepKey: string) {
 }
 
 describe('step write batches', () => {
-  it('writes issued in one turn commit together, each guarded and answered on its own', async () => {
+  it('writes issued together commit together, each guarded and answered on its own', async () => {
     const outcomes = await Promise.all([
       writeStep(storage.db, write('a', { q1: 'first for a' })),
       writeStep(storage.db, write('b', { q1: 'for b' })),
@@ -68,7 +68,7 @@ describe('step write batches', () => {
     expect(a!.transaction).toBe(b!.transaction);
   });
 
-  it('writes of different turns are different statements', async () => {
+  it('writes made one after another are different statements', async () => {
     expect(await writeStep(storage.db, write('d', { q1: 'd' }))).toEqual({ hasDocument: false });
     expect(await writeStep(storage.db, write('e', { q1: 'e' }))).toEqual({ hasDocument: false });
     const [d, e] = await Promise.all(['d', 'e'].map(rowOf));

@@ -1,5 +1,6 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
 import { PgTransaction } from 'drizzle-orm/pg-core';
+import { windowBatcher } from '../batching.ts';
 import type { Database } from './database.ts';
 import { isDeadlock } from './errors.ts';
 import { preparedQueries } from './preparedQueries.ts';
@@ -55,29 +56,26 @@ async function writeAll(db: Database, batch: readonly StepWrite[]): Promise<Step
 }
 
 /**
- * Step writes issued in one turn of the event loop (the autosaves read in it) go to PostgreSQL as
- * one statement: one round trip and one commit for all of them, where each used to cost its own.
- * Each write keeps its own guard and learns its own outcome.
+ * Step writes issued within one batch window go to PostgreSQL as one statement: one round trip and
+ * one commit for all of them, where each used to cost its own. Each write keeps its own guard and
+ * learns its own outcome.
  */
 function batchOf(db: Database): DataLoader<StepWrite, StepWriteOutcome> {
-  return new DataLoader(
-    async (batch) => {
-      try {
-        return await writeAll(db, batch);
-      } catch (error) {
-        // Two batches that wrote the same steps in opposite orders: PostgreSQL rolled one back, and
-        // its writes are decided again on a fresh read, as after any write that came first.
-        if (isDeadlock(error)) return batch.map(() => null);
-        throw error;
-      }
-    },
-    { cache: false, maxBatchSize: BATCH_MAX, batchScheduleFn: (write) => setImmediate(write) },
-  );
+  return windowBatcher<StepWrite, StepWriteOutcome>(async (batch) => {
+    try {
+      return await writeAll(db, batch);
+    } catch (error) {
+      // Two batches that wrote the same steps in opposite orders: PostgreSQL rolled one back, and
+      // its writes are decided again on a fresh read, as after any write that came first.
+      if (isDeadlock(error)) return batch.map(() => null);
+      throw error;
+    }
+  }, BATCH_MAX);
 }
 
 const batches = new WeakMap<Database, DataLoader<StepWrite, StepWriteOutcome>>();
 
-/** Writes one step; outside a transaction, together with the other writes of this turn. */
+/** Writes one step; outside a transaction, together with the other writes of its batch window. */
 export function writeStep(db: Database, write: StepWrite): Promise<StepWriteOutcome> {
   const inTransaction: boolean = db instanceof PgTransaction;
   // A transaction's statements run one after another on its connection: nothing to batch, and a

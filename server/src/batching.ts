@@ -1,0 +1,13 @@
+import DataLoader from 'dataloader';
+
+/**
+ * How long a batch stays open after its first call. Autosaves that arrive within it share one
+ * round trip to Redis and one statement and commit in PostgreSQL; a save waits about a millisecond
+ * more, and the server and PostgreSQL each spend less per save the busier they are (BENCHMARKS.md).
+ */
+const BATCH_WINDOW_MS = 1;
+
+/** Calls made within one batch window reach `run` together; each caller gets its own answer or error. */
+export function windowBatcher<K, V>(run: (batch: readonly K[]) => Promise<(V | Error)[]>, maxBatchSize: number): DataLoader<K, V> {
+  return new DataLoader(run, { cache: false, maxBatchSize, batchScheduleFn: (send) => setTimeout(send, BATCH_WINDOW_MS) });
+}
