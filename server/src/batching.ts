@@ -2,8 +2,9 @@ import DataLoader from 'dataloader';
 
 /**
  * How long a batch stays open after its first call. Autosaves that arrive within it share one
- * round trip to Redis and one statement and commit in PostgreSQL; a save waits about a millisecond
- * more, and the server and PostgreSQL each spend less per save the busier they are (BENCHMARKS.md).
+ * round trip to Redis and one statement and commit in PostgreSQL. Each batch a save joins makes it
+ * wait about a millisecond more; the server and PostgreSQL spend less per save the busier they are
+ * (BENCHMARKS.md).
  */
 const BATCH_WINDOW_MS = 1;
 
