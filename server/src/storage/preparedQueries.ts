@@ -21,7 +21,7 @@ const callersShare = () => and(eq(planShares.formId, plans.id), eq(planShares.us
 const planYear = () => eq(schoolYearSettings.schoolYear, plans.schoolYear);
 
 /**
- * The rows of a batch of step writes (`StepWriteBatch`): each names the step, the revision it was
+ * The rows of a batch of step writes (stepWriteBatch.ts): each names the step, the revision it was
  * read at, what it writes and, unless it was made without a caller's read, the caller and the
  * versions of the rows its access was decided on (`AccessVersions`).
  */

@@ -6,6 +6,12 @@ import { isDeadlock } from './errors.ts';
 import { preparedQueries } from './preparedQueries.ts';
 import type { AccessVersions } from './rows.ts';
 
+/** Whose access a write re-checks, and the row versions it was decided on (`AccessVersions`). */
+export interface AccessGuard {
+  userId: string;
+  versions: AccessVersions;
+}
+
 /** One revision-guarded write of a step's changed answers (`csp_write_steps`). */
 export interface StepWrite {
   formId: string;
@@ -21,7 +27,7 @@ export interface StepWrite {
   updatedBy: string | null;
   documentName: string;
   /** The caller and the row versions its access was decided on; null for writes made under the rows' locks. */
-  access: { userId: string; versions: AccessVersions } | null;
+  access: AccessGuard | null;
 }
 
 /** A write that went through; null: another write (or a change of the caller's access) came first. */

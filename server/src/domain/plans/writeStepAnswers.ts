@@ -1,17 +1,11 @@
 import { collabDocumentName, type Step, type StepAnswers } from '@csp/shared';
 import type { Services } from '../../services.ts';
 import type { Database } from '../../storage/database.ts';
-import { writeStep } from '../../storage/stepWriteBatch.ts';
-import type { AccessVersions, StepRow, UserRow } from '../../storage/rows.ts';
+import { writeStep, type AccessGuard } from '../../storage/stepWriteBatch.ts';
+import type { StepRow, UserRow } from '../../storage/rows.ts';
 
 /** The row as the write left it, and whether the step's live document was ever opened. */
 export type WrittenStep = StepRow & { lastUpdated: Date; hasDocument: boolean };
-
-/** Whose access a write re-checks, and the row versions it was decided on (`AccessVersions`). */
-export interface AccessGuard {
-  userId: string;
-  versions: AccessVersions;
-}
 
 /**
  * Writes changed answers of one step in one statement guarded by the revision that was read and,
