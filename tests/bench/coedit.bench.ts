@@ -1,7 +1,7 @@
 /**
  * Benchmark 2: live co-editing. 1,000 / 2,000 / 3,000 connected editors, 3 per plan step, each
- * a real @hocuspocus/provider client plus a Socket.IO connection with presence, in client
- * processes apart from the server (coedit.worker.ts). Each editor appends a small token to its
+ * a real @hocuspocus/provider client (coedit.worker.ts) plus a Socket.IO connection with
+ * presence (presence.worker.ts), in client processes apart from the server. Each editor appends a small token to its
  * step's typed answer every second; measured: edit-to-peer latency (median / p95 / p99), edits
  * that never reached a peer and documents whose three copies differ at the end (both must be 0),
  * and the server's CPU and resident memory.
@@ -9,8 +9,8 @@
  * The floor: at 1,000 and 2,000 editors the same fleet, edits and phases also run against a bare
  * @hocuspocus/server (coedit-floor-server.ts) right after the app's level, in three rounds of app
  * then floor, and the app's server CPU per edit and latency are given as ratios of the rounds'
- * medians. The floor has no Socket.IO, so its fleet
- * skips the plan join (presence).
+ * medians. The floor has no Socket.IO: its levels run no presence process, and the editing fleet
+ * is the same program against both.
  */
 import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -27,6 +27,7 @@ import { serverEnv } from './servers.ts';
 import { startServerProcess, type ServerProcess } from '../../server/src/testing/serverProcess.ts';
 import { secondsLeft, wallMs } from './time.ts';
 import type { CoEditorSpec } from './coedit.worker.ts';
+import type { PresenceSpec } from './presence.worker.ts';
 
 const LEVELS = (process.env.BENCH_COEDIT_LEVELS ?? '1000,2000,3000').split(',').map(Number);
 /** Levels also run against the floor (the bare library). */
@@ -72,6 +73,7 @@ interface CoeditLevel {
   /** Which of the app-and-floor rounds at this level (1 for a level without a floor). */
   round: number;
   documents: number;
+  /** `joined`: editors whose presence joined their plan (none on the floor). */
   connect: { seconds: number; synced: number; joined: number; authFailures: string[] };
   editsSent: number;
   editsPerSecond: number;
@@ -88,8 +90,11 @@ interface CoeditLevel {
   droppedEdits: number;
   unconvergedDocuments: number;
   clients: { eventLoopDelayP99Ms: number[]; sendLagP99Ms: number[]; lateSends: number };
-  /** Client-side view at the end: connection losses during the level, still not connected, unacknowledged changes. */
-  connections: { closes: number; editorsThatLostConnection: number; notConnectedNow: number; unsyncedChanges: number };
+  /**
+   * Client-side view at the end: connection losses during the level, still not connected,
+   * unacknowledged changes, and presence connections that dropped after joining.
+   */
+  connections: { closes: number; editorsThatLostConnection: number; notConnectedNow: number; unsyncedChanges: number; presenceLost: number };
   /** The server's own log lines (warn and above) when the level lost edits. */
   serverLog?: string;
   /** The server process ended during the level (a crash): its exit code or signal and last error line. */
@@ -144,6 +149,8 @@ async function runLevel(
   };
   const name = levelName(server.kind, editors.length, levelRound);
   const workers: ChildProcess[] = [];
+  // The app's editors also hold their presence, in a process of its own (none on the floor).
+  const presence = floor ? null : forkWorker('presence.worker.ts', { execArgv: ['--max-old-space-size=2048'] });
   try {
     for (let w = 0; w < WORKERS; w++) workers.push(forkWorker('coedit.worker.ts', { execArgv: ['--max-old-space-size=2048'] }));
     // The three peers of a step are spread over the workers: edits cross process boundaries.
@@ -156,31 +163,37 @@ async function runLevel(
         stepKey: editor.stepKey,
         questionId: questionOf.get(editor.stepKey)!,
         token: editor.session.token,
-        cookie: editor.session.cookie,
         ...(floor ? { seed: seedOf(editor) } : {}),
       });
     });
-    const connected = await Promise.all(
-      workers.map((worker, w) =>
-        ask<{ editors: number; synced: number; joined: number; authFailures: string[]; seconds: number }>(
+    const members: PresenceSpec[] = editors.map(({ formId, stepKey, session }) => ({ formId, stepKey, cookie: session.cookie }));
+    const [joining, ...connected] = await Promise.all([
+      presence ? ask<{ joined: number; seconds: number }>(presence, { type: 'connect', baseUrl, members, concurrency: CONNECT_CONCURRENCY }, 180_000) : null,
+      ...workers.map((worker, w) =>
+        ask<{ editors: number; synced: number; authFailures: string[]; seconds: number }>(
           worker,
-          { type: 'connect', baseUrl, editors: assignments[w], presence: !floor, concurrency: CONNECT_CONCURRENCY, timeoutMs: 120_000 },
+          { type: 'connect', baseUrl, editors: assignments[w], concurrency: CONNECT_CONCURRENCY, timeoutMs: 120_000 },
           180_000,
         ),
       ),
-    );
+    ]);
     const connect = {
-      seconds: Math.max(...connected.map((c) => c.seconds)),
-      synced: connected.reduce((n, c) => n + c.synced, 0),
-      joined: connected.reduce((n, c) => n + c.joined, 0),
-      authFailures: connected.flatMap((c) => c.authFailures),
+      seconds: Math.max(joining?.seconds ?? 0, ...connected.map((c) => c!.seconds)),
+      synced: connected.reduce((n, c) => n + c!.synced, 0),
+      joined: joining?.joined ?? 0,
+      authFailures: connected.flatMap((c) => c!.authFailures),
     };
     log(
-      `${name}: ${connect.synced} synced, ${floor ? 'presence skipped (no Socket.IO on the floor)' : `${connect.joined} joined presence`} in ${connect.seconds} s`,
+      `${name}: ${connect.synced} synced, ${floor ? 'no presence (no Socket.IO on the floor)' : `${connect.joined} joined presence`} in ${connect.seconds} s`,
     );
 
     const quiet = await waitForQuiet(8_000);
-    const sampler = new CpuSampler({ server: () => processTree(serverPid), clients: workers.map((w) => w.pid!), postgres: postgresPids });
+    const sampler = new CpuSampler({
+      server: () => processTree(serverPid),
+      clients: workers.map((w) => w.pid!),
+      ...(presence ? { presence: [presence.pid!] } : {}),
+      postgres: postgresPids,
+    });
     const run = randomBytes(3).toString('hex');
     const startAt = wallMs() + 1_000;
     const samplerStart = setTimeout(() => sampler.start(), startAt + PHASE.warmupMs - wallMs());
@@ -202,15 +215,28 @@ async function runLevel(
     cpu ??= sampler.stop();
     const collected = await Promise.all(
       workers.map((worker) =>
-        ask<{ latencies: Float64Array; receivedOutsideRun: number; arrivedInWindow: number; documents: DocumentState[]; connection: Connections }>(worker, {
+        ask<{
+          latencies: Float64Array;
+          receivedOutsideRun: number;
+          arrivedInWindow: number;
+          documents: DocumentState[];
+          connection: Omit<Connections, 'presenceLost'>;
+        }>(worker, {
           type: 'collect',
           settleMs: 3_000,
           timeoutMs: 20_000,
         }),
       ),
     );
-    const connections: Connections = { closes: 0, editorsThatLostConnection: 0, notConnectedNow: 0, unsyncedChanges: 0 };
-    for (const c of collected) for (const key of Object.keys(connections) as (keyof Connections)[]) connections[key] += c.connection[key];
+    const presenceHeld = presence ? (await ask<{ connected: number }>(presence, { type: 'count' })).connected : 0;
+    const connections: Connections = {
+      closes: 0,
+      editorsThatLostConnection: 0,
+      notConnectedNow: 0,
+      unsyncedChanges: 0,
+      presenceLost: connect.joined - presenceHeld,
+    };
+    for (const c of collected) for (const key of Object.keys(c.connection) as (keyof typeof c.connection)[]) connections[key] += c.connection[key];
     let check = verify(collected.flatMap((c) => c.documents));
     if (check.unconverged > 0) {
       // Give stragglers one more chance (a slow peer is late, not lost); what remains is reported.
@@ -250,7 +276,12 @@ async function runLevel(
         : {}),
       cpu,
       serverRssMb: cpu.rssMb.server ?? 0,
-      held: latency.p99 <= P99_TARGET_MS && check.dropped === 0 && check.unconverged === 0 && connect.synced === editors.length,
+      held:
+        latency.p99 <= P99_TARGET_MS &&
+        check.dropped === 0 &&
+        check.unconverged === 0 &&
+        connect.synced === editors.length &&
+        (floor || (connect.joined === editors.length && connections.presenceLost === 0)),
       ...(quiet.busyPercent > 20 ? { note: `machine ${quiet.busyPercent}% busy with other work before the level` } : {}),
     };
     log(
@@ -262,8 +293,9 @@ async function runLevel(
     );
     return level;
   } finally {
-    await Promise.all(workers.map((worker) => ask(worker, { type: 'close' }, 30_000).catch(() => {})));
-    for (const worker of workers) await stopChild(worker);
+    const clients = presence ? [...workers, presence] : workers;
+    await Promise.all(clients.map((client) => ask(client, { type: 'close' }, 30_000).catch(() => {})));
+    for (const client of clients) await stopChild(client);
   }
 }
 
@@ -303,11 +335,18 @@ function levelFigures(level: CoeditLevel): Figure[] {
     },
     // The fleet shares the machine: its CPU and event-loop lag are part of every latency above.
     {
-      metric: `${name}: client fleet CPU / event-loop delay p99${level.target === 'floor' ? ' (no Socket.IO: presence skipped)' : ''}`,
+      metric: `${name}: editing fleet CPU / event-loop delay p99`,
       value: `${level.cpu.cpuPercent.clients}% / ${Math.max(...level.clients.eventLoopDelayP99Ms)}`,
       unit: '% core / ms',
     },
   ];
+  if (level.target === 'app')
+    figures.push({
+      metric: `${name}: presence joined / dropped, its process's CPU`,
+      value: `${level.connect.joined} / ${level.connections.presenceLost}, ${level.cpu.cpuPercent.presence}%`,
+      unit: 'count / % core',
+      pass: level.connect.joined === level.editors && level.connections.presenceLost === 0,
+    });
   if (level.serverExited) figures.push({ metric: `${name}: SERVER PROCESS CRASHED`, value: level.serverExited, unit: '', pass: false });
   return figures;
 }
@@ -379,12 +418,12 @@ await runBenchmark(
     const postgres = postgresPidsOf(database.url, database.name);
     // The first app process migrates the database before the fixtures go in; the first level uses it.
     let firstApp: ServerProcess | undefined;
+    // Connects at its first query, after the first app process migrated the database.
+    const pool = new pg.Pool({ connectionString: database.url, max: 4 });
     try {
       const env = serverEnv(database.url, prefix);
       firstApp = await startServerProcess(env);
-      const pool = new pg.Pool({ connectionString: database.url, max: 4 });
       const { editors } = await insertEditors(pool, { label: 'Live', editors: Math.max(...LEVELS), perStep: PER_STEP, steps: TYPED_STEPS });
-      await pool.end();
       const questionOf = new Map(TYPED_STEPS.map((s) => [s.step.key, s.questionId]));
       // The floor right after the app's level of the same size: the host's speed drifts within a session.
       const runs = LEVELS.flatMap((n) =>
@@ -400,6 +439,10 @@ await runBenchmark(
             levels.push({ target: kind, editors: n, round: levelRound, held: false, note: 'skipped: the time budget ran out' } as CoeditLevel);
           continue;
         }
+        // Every level starts from the fixture's documents, as the floor's do: the app stores its
+        // documents, and each level's tokens would otherwise make the next level's documents larger
+        // (its server CPU per edit rose by a quarter over six levels).
+        if (kind === 'app') await pool.query('delete from collab_documents');
         // A fresh server process per level: its CPU and memory are this level's alone.
         const server = kind === 'floor' ? await startFloor() : { kind, ...(firstApp ?? (await startServerProcess(env))) };
         firstApp = undefined;
@@ -454,6 +497,7 @@ await runBenchmark(
       };
     } finally {
       if (firstApp) await firstApp.stop();
+      await pool.end();
       await postgres.stop();
       clearRedisPrefix(prefix);
       await database.drop();

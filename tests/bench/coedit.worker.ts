@@ -1,9 +1,8 @@
 /**
  * A fleet of live co-editors (a child process of coedit.bench.ts): each editor is a real
  * @hocuspocus/provider on its plan step's document (its own WebSocket, authenticated by its
- * session token) plus a real socket.io-client on /realtime that joined the plan with its step
- * (presence), as the web client's step page holds them. Against the floor (a bare Hocuspocus
- * server) there is no /realtime to join: the editors hold the provider only.
+ * session token), as the web client's step page holds it. Their presence on /realtime is held by
+ * presence.worker.ts, so this fleet does the same work against the app and the floor.
  *
  * Every second (open loop, at a fixed phase) an editor appends a small token to the step's typed
  * answer: `[run:author:seq:sentAtMs]`. Peers, wherever they run, time the token's arrival from
@@ -12,7 +11,6 @@
 import { createHash } from 'node:crypto';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
-import { io, type Socket } from 'socket.io-client';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
 import { ANSWERS_MAP, collabDocumentName } from '@csp/shared';
@@ -27,7 +25,6 @@ export interface CoEditorSpec {
   stepKey: string;
   questionId: string;
   token: string;
-  cookie: string;
   /**
    * The step's seeded state, applied before connecting, for a server that loads nothing (the
    * floor). The three peers of a document get the same bytes, so the server keeps one copy.
@@ -40,9 +37,7 @@ interface CoEditor {
   doc: Y.Doc;
   socket: HocuspocusProviderWebsocket;
   provider: HocuspocusProvider;
-  realtime: Socket | null;
   synced: boolean;
-  joined: boolean;
   authFailure: string | null;
   /** Connection losses (socket closes) seen after the first sync. */
   closes: number;
@@ -73,9 +68,7 @@ function open(spec: CoEditorSpec, baseUrl: string): CoEditor {
     doc,
     socket,
     provider: null as unknown as HocuspocusProvider,
-    realtime: null,
     synced: false,
-    joined: false,
     authFailure: null,
     closes: 0,
     sent: 0,
@@ -126,31 +119,7 @@ function observe(editor: CoEditor) {
   });
 }
 
-function joinRealtime(editor: CoEditor, baseUrl: string): Promise<void> {
-  return new Promise<void>((resolve) => {
-    const socket = io(baseUrl, {
-      path: '/realtime',
-      transports: ['websocket'],
-      extraHeaders: { cookie: editor.spec.cookie },
-      reconnection: false,
-      forceNew: true,
-      timeout: 30_000,
-    });
-    editor.realtime = socket;
-    const finish = () => resolve();
-    socket.once('connect', () => {
-      socket
-        .timeout(30_000)
-        .emitWithAck('plan:join', { formId: editor.spec.formId, stepKey: editor.spec.stepKey })
-        .then((reply: { ok?: boolean }) => void (editor.joined = reply?.ok === true))
-        .catch(() => {})
-        .finally(finish);
-    });
-    socket.once('connect_error', finish);
-  });
-}
-
-async function connect(message: { baseUrl: string; editors: CoEditorSpec[]; presence: boolean; concurrency: number; timeoutMs: number }) {
+async function connect(message: { baseUrl: string; editors: CoEditorSpec[]; concurrency: number; timeoutMs: number }) {
   const started = performance.now();
   editors = [];
   observed = new WeakSet();
@@ -165,14 +134,12 @@ async function connect(message: { baseUrl: string; editors: CoEditorSpec[]; pres
         const editor = open(spec, message.baseUrl);
         editors.push(editor);
         while (!editor.synced && !editor.authFailure && Date.now() < deadline) await sleep(20);
-        if (editor.synced && message.presence) await joinRealtime(editor, message.baseUrl);
       }
     }),
   );
   return {
     editors: editors.length,
     synced: editors.filter((e) => e.synced).length,
-    joined: editors.filter((e) => e.joined).length,
     authFailures: editors
       .filter((e) => e.authFailure)
       .map((e) => e.authFailure)
@@ -268,7 +235,6 @@ async function collect(message: { settleMs: number; timeoutMs: number }) {
 
 async function close() {
   for (const editor of editors) {
-    editor.realtime?.close();
     editor.provider.destroy();
     editor.socket.destroy();
   }
