@@ -45,7 +45,10 @@ async function openPostgres(url: string, poolSize: number): Promise<Storage & { 
   const { Pool } = await import('pg');
   const { drizzle } = await import('drizzle-orm/node-postgres');
   const { migrate } = await import('drizzle-orm/node-postgres/migrator');
-  const pool = new Pool({ connectionString: url, max: poolSize });
+  // Connections idle for a minute close (pg's default is 10 s). Collaboration stores come every
+  // 10 s per document, so a shorter wait closed connections that the next burst of stores opened
+  // again, each a new PostgreSQL backend process started in the middle of live editing.
+  const pool = new Pool({ connectionString: url, max: poolSize, idleTimeoutMillis: 60_000 });
   // An idle client losing its connection must not crash the process; the pool replaces it.
   pool.on('error', () => {});
   const db = drizzle({ client: pool, schema }) as unknown as Database;
