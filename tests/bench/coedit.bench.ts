@@ -1,10 +1,10 @@
 /**
  * Benchmark 2: live co-editing. 1,000 / 2,000 / 3,000 connected editors, 3 per plan step, each
  * a real @hocuspocus/provider client (coedit.worker.ts) plus a Socket.IO connection with
- * presence (presence.worker.ts), in client processes apart from the server. Each editor appends a small token to its
- * step's typed answer every second; measured: edit-to-peer latency (median / p95 / p99), edits
- * that never reached a peer and documents whose three copies differ at the end (both must be 0),
- * and the server's CPU and resident memory.
+ * presence (presence.worker.ts), in client processes apart from the server. Each editor appends a
+ * small token to its step's typed answer every second; measured: edit-to-peer latency (median /
+ * p95 / p99), edits that never reached a peer and documents whose three copies differ at the end
+ * (both must be 0), and the server's CPU and resident memory.
  *
  * The floor: at 1,000 and 2,000 editors the same fleet, edits and phases also run against a bare
  * @hocuspocus/server (coedit-floor-server.ts) right after the app's level, in three rounds of app
@@ -167,21 +167,23 @@ async function runLevel(
       });
     });
     const members: PresenceSpec[] = editors.map(({ formId, stepKey, session }) => ({ formId, stepKey, cookie: session.cookie }));
-    const [joining, ...connected] = await Promise.all([
+    const [joining, connected] = await Promise.all([
       presence ? ask<{ joined: number; seconds: number }>(presence, { type: 'connect', baseUrl, members, concurrency: CONNECT_CONCURRENCY }, 180_000) : null,
-      ...workers.map((worker, w) =>
-        ask<{ editors: number; synced: number; authFailures: string[]; seconds: number }>(
-          worker,
-          { type: 'connect', baseUrl, editors: assignments[w], concurrency: CONNECT_CONCURRENCY, timeoutMs: 120_000 },
-          180_000,
+      Promise.all(
+        workers.map((worker, w) =>
+          ask<{ editors: number; synced: number; authFailures: string[]; seconds: number }>(
+            worker,
+            { type: 'connect', baseUrl, editors: assignments[w], concurrency: CONNECT_CONCURRENCY, timeoutMs: 120_000 },
+            180_000,
+          ),
         ),
       ),
     ]);
     const connect = {
-      seconds: Math.max(joining?.seconds ?? 0, ...connected.map((c) => c!.seconds)),
-      synced: connected.reduce((n, c) => n + c!.synced, 0),
+      seconds: Math.max(joining?.seconds ?? 0, ...connected.map((c) => c.seconds)),
+      synced: connected.reduce((n, c) => n + c.synced, 0),
       joined: joining?.joined ?? 0,
-      authFailures: connected.flatMap((c) => c!.authFailures),
+      authFailures: connected.flatMap((c) => c.authFailures),
     };
     log(
       `${name}: ${connect.synced} synced, ${floor ? 'no presence (no Socket.IO on the floor)' : `${connect.joined} joined presence`} in ${connect.seconds} s`,
