@@ -131,6 +131,10 @@ function verify(states: DocumentState[]) {
 
 type Connections = CoeditLevel['connections'];
 
+/** Every editor's presence joined its plan and none dropped during the level (the app's levels only). */
+const presenceHeld = ({ editors, connect, connections }: Pick<CoeditLevel, 'editors' | 'connect' | 'connections'>) =>
+  connect.joined === editors && connections.presenceLost === 0;
+
 async function runLevel(
   server: Target,
   editors: Editor[],
@@ -230,13 +234,13 @@ async function runLevel(
         }),
       ),
     );
-    const presenceHeld = presence ? (await ask<{ connected: number }>(presence, { type: 'count' })).connected : 0;
+    const presenceConnected = presence ? (await ask<{ connected: number }>(presence, { type: 'count' })).connected : 0;
     const connections: Connections = {
       closes: 0,
       editorsThatLostConnection: 0,
       notConnectedNow: 0,
       unsyncedChanges: 0,
-      presenceLost: connect.joined - presenceHeld,
+      presenceLost: connect.joined - presenceConnected,
     };
     for (const c of collected) for (const key of Object.keys(c.connection) as (keyof typeof c.connection)[]) connections[key] += c.connection[key];
     let check = verify(collected.flatMap((c) => c.documents));
@@ -283,7 +287,7 @@ async function runLevel(
         check.dropped === 0 &&
         check.unconverged === 0 &&
         connect.synced === editors.length &&
-        (floor || (connect.joined === editors.length && connections.presenceLost === 0)),
+        (floor || presenceHeld({ editors: editors.length, connect, connections })),
       ...(quiet.busyPercent > 20 ? { note: `machine ${quiet.busyPercent}% busy with other work before the level` } : {}),
     };
     log(
@@ -347,7 +351,7 @@ function levelFigures(level: CoeditLevel): Figure[] {
       metric: `${name}: presence joined / dropped, its process's CPU`,
       value: `${level.connect.joined} / ${level.connections.presenceLost}, ${level.cpu.cpuPercent.presence}%`,
       unit: 'count / % core',
-      pass: level.connect.joined === level.editors && level.connections.presenceLost === 0,
+      pass: presenceHeld(level),
     });
   if (level.serverExited) figures.push({ metric: `${name}: SERVER PROCESS CRASHED`, value: level.serverExited, unit: '', pass: false });
   return figures;
