@@ -4,7 +4,7 @@ import { sharedStoreEnv, startServerProcess, type ServerProcess } from '../serve
 import { signIn, clientWithToken } from '../server/src/testing/signIn.ts';
 import { HttpClient } from '../server/src/testing/httpClient.ts';
 import { SESSION_COOKIE } from '../server/src/auth/sessions.ts';
-import { startRedisProxy, type RedisProxy } from '../server/src/testing/redisProxy.ts';
+import { startRedisProxy, type RedisProxy } from '../server/src/testing/tcpProxy.ts';
 
 /**
  * Two real server processes on one PostgreSQL database (and one Redis, when REDIS_URL is set):

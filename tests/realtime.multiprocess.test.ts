@@ -151,6 +151,35 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
     expect(observer.events.slice(since).filter((event) => event.name === 'presence' && !editorOf(event.payload, PRINCIPAL_HARBOR))).toEqual([]);
   });
 
+  it('a step lock stays while its holder has a tab on the step on the other process, and goes with the last one', async () => {
+    const observer = await socketOn(a!, sessionToken(adminOnA), 'admin on A');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+    const tabA = await socketOn(a!, sessionToken(principalOnA), 'principal tab on A');
+    const tabB = await socketOn(b!, sessionToken(principalOnA), 'principal tab on B');
+    expect(await tabA.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    expect(await tabB.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    expect((await principalOnA.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Two processes, one lock' } } })).status).toBe(200);
+    const heldSteps = async () => ((await adminOnB.get(`/api/forms/${formId}/locks`)).body.locks as { stepKey: string }[]).map((lock) => lock.stepKey);
+    expect(await heldSteps()).toEqual([STEP]);
+
+    // The tab on A moves on; A looks across processes, finds the tab on B still on the step, and keeps the lock.
+    let since = observer.mark();
+    expect(await tabA.request('presence:step', { formId, stepKey: 'counselingPlan' })).toEqual({ ok: true });
+    expect(await tabB.request('presence:step', { formId, stepKey: STEP })).toEqual({ ok: true });
+    await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === STEP, { since });
+    expect(await heldSteps()).toEqual([STEP]);
+
+    // The tab on B closes: B releases the lock, A's observer hears it, and presence shows the step of the tab on A.
+    since = observer.mark();
+    tabB.close();
+    expect(await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since })).toMatchObject({
+      stepKey: STEP,
+      lockedBy: { email: PRINCIPAL_HARBOR },
+    });
+    await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === 'counselingPlan', { since });
+    expect(await heldSteps()).toEqual([]);
+  });
+
   it('a user without access cannot join on either process, and receives none of the plan’s events', async () => {
     const observer = await socketOn(a!, sessionToken(principalOnA), 'principal on A');
     expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });

@@ -29,6 +29,11 @@ const envSchema = z
     SEED: z.enum(['demo', 'none']).default('demo'),
     /** Step lock lifetime; the specification's 300 s. Shorter only to observe expiry in tests. */
     STEP_LOCK_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
+    /**
+     * How long a realtime connection may stay silent before the server counts it gone (a dropped
+     * network, a laptop shut): its presence and locks go then. Shorter only to observe it in tests.
+     */
+    REALTIME_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(20),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Server processes sharing the port: a positive integer, or `auto` for one per core. */
     WORKERS: z
@@ -74,6 +79,7 @@ export interface Config {
   oidc: { issuer: string | undefined; clientId: string; clientSecret: string | undefined };
   seed: Env['SEED'];
   stepLockTtlMs: number;
+  realtimeTimeoutMs: number;
   logLevel: Env['LOG_LEVEL'];
   /** Server processes; above 1, a primary process forks them (cluster.ts). */
   workers: number;
@@ -110,6 +116,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     },
     seed: env.SEED,
     stepLockTtlMs: env.STEP_LOCK_TTL_SECONDS * 1000,
+    realtimeTimeoutMs: env.REALTIME_TIMEOUT_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
     workers: env.WORKERS,
   };

@@ -6,7 +6,7 @@ import type { KeyValueStore } from './store.ts';
 import { pause } from '../testing/wait.ts';
 import { startTestServer } from '../testing/testServer.ts';
 import { freePort } from '../testing/serverProcess.ts';
-import { startRedisProxy, type RedisProxy } from '../testing/redisProxy.ts';
+import { startRedisProxy, type RedisProxy } from '../testing/tcpProxy.ts';
 
 const stores: [string, () => KeyValueStore][] = [['memory', () => new MemoryStore()]];
 if (process.env.REDIS_URL) {

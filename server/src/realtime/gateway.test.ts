@@ -14,9 +14,10 @@ import { SESSION_COOKIE, sessionIdOf } from '../auth/sessions.ts';
 import { stepLockKey } from '../domain/plans/stepLocks.ts';
 import { waitFor } from '../testing/wait.ts';
 import { connectRealtime, realtimeRefusal, type RealtimeClient } from '../testing/realtime.ts';
+import { startTcpProxy } from '../testing/tcpProxy.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
 import { createPlan, formIdOf, shareWith, stepPath, whoAmI, type UserRef } from '../testing/plans.ts';
-import type { Editor } from '@csp/shared/api/forms';
+import type { Editor, StepLock } from '@csp/shared/api/forms';
 
 const STEP = 'attendancePlan';
 
@@ -46,7 +47,8 @@ describe('realtime gateway', () => {
   let adminUser: UserRef;
 
   beforeAll(async () => {
-    server = await startTestServer();
+    // A silent socket counts as gone after 2 s here (20 s by default), so a dropped network is seen quickly.
+    server = await startTestServer({ REALTIME_TIMEOUT_SECONDS: '2' });
     [principal, admin, teacherRiverside] = await signInAll(server.url, [PRINCIPAL_HARBOR, SUPERADMIN, 'teacher.riverside@example.org']);
     [principalUser, adminUser] = await Promise.all([whoAmI(principal), whoAmI(admin)]);
   });
@@ -232,6 +234,79 @@ describe('realtime gateway', () => {
     expect(await tab2.request('presence:step', { formId, stepKey: STEP })).toEqual({ ok: true });
     const { body } = await principal.get(`/api/forms/${formId}/editors`);
     expect((body.editors as Editor[]).map((editor) => editor.email).sort()).toEqual([PRINCIPAL_HARBOR, SUPERADMIN].sort());
+  });
+
+  it('a step lock goes once none of its holder’s tabs is on the step: moved away, closed, left; presence shows the step a remaining tab is on', async () => {
+    const formId = await createPlan(admin, 'Lock follows presence');
+    const observer = await socketOf(server, admin, 'admin');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+    const heldSteps = async () =>
+      ((await admin.get(`/api/forms/${formId}/locks`)).body.locks as StepLock[]).map((lock) => `${lock.stepKey} ${lock.lockedBy.email}`);
+    const save = async (client: HttpClient, stepKey: string, data: Record<string, string>) =>
+      expect((await client.put(stepPath(formId, stepKey), { stepData: { data } })).status).toBe(200);
+    const tab1 = await socketOf(server, principal, 'tab 1');
+    const tab2 = await socketOf(server, principal, 'tab 2');
+    expect(await tab1.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    expect(await tab2.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+    await save(principal, STEP, { att_coordinatorName: 'Two tabs' });
+    expect(await heldSteps()).toEqual([`${STEP} ${PRINCIPAL_HARBOR}`]);
+
+    // Tab 1 moves on while tab 2 stays on the step: the lock stays.
+    let since = observer.mark();
+    expect(await tab1.request('presence:step', { formId, stepKey: 'counselingPlan' })).toEqual({ ok: true });
+    expect(await tab2.request('presence:step', { formId, stepKey: STEP })).toEqual({ ok: true });
+    await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === STEP, { since });
+    expect(await heldSteps()).toEqual([`${STEP} ${PRINCIPAL_HARBOR}`]);
+    expect(observer.events.slice(since).filter((event) => event.name === 'lock')).toEqual([]);
+
+    // Tab 2 is closed: nobody of theirs is on the step. The lock is released, and presence shows tab 1's step.
+    since = observer.mark();
+    tab2.close();
+    expect(await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released', { since })).toMatchObject({
+      stepKey: STEP,
+      lockedBy: { userId: principalUser.id, email: PRINCIPAL_HARBOR },
+    });
+    await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === 'counselingPlan', { since });
+    expect(await heldSteps()).toEqual([]);
+
+    // Back on the step, a save takes it again; leaving the plan releases it.
+    expect(await tab1.request('presence:step', { formId, stepKey: STEP })).toEqual({ ok: true });
+    await save(principal, STEP, { att_coordinatorName: 'Back again' });
+    since = observer.mark();
+    expect(await tab1.request('plan:leave', { formId })).toEqual({ ok: true });
+    await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'released' && p.stepKey === STEP, { since });
+    expect(await heldSteps()).toEqual([]);
+
+    // Someone else's lock stays whoever comes and goes.
+    await save(admin, 'counselingPlan', { csl_missionStatement: 'The admin’s words' });
+    expect(await tab1.request('plan:join', { formId, stepKey: 'counselingPlan' })).toEqual({ ok: true });
+    expect(await tab1.request('presence:step', { formId, stepKey: STEP })).toEqual({ ok: true });
+    expect(await tab1.request('plan:leave', { formId })).toEqual({ ok: true });
+    expect(await heldSteps()).toEqual([`counselingPlan ${SUPERADMIN}`]);
+  });
+
+  it('a socket whose network drops without a word leaves presence and its step lock once the silence passes the timeout', async () => {
+    const formId = await createPlan(admin, 'Dropped network');
+    const observer = await socketOf(server, admin, 'admin');
+    expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
+    // The principal's tab reaches the server through a proxy that will stop carrying bytes, closing nothing.
+    const proxy = await startTcpProxy({ host: '127.0.0.1', port: server.port });
+    try {
+      const tab = await connectRealtime(`http://127.0.0.1:${proxy.port}`, sessionToken(principal), { label: 'principal behind the proxy' });
+      sockets.push(tab);
+      expect(await tab.request('plan:join', { formId, stepKey: STEP })).toEqual({ ok: true });
+      await observer.waitForEvent('presence', (p) => p.formId === formId && editorOf(p, PRINCIPAL_HARBOR)?.stepKey === STEP);
+      expect((await principal.put(stepPath(formId, STEP), { stepData: { data: { att_barriers: 'Then the train went into a tunnel' } } })).status).toBe(200);
+      await observer.waitForEvent('lock', (p) => p.formId === formId && p.state === 'acquired');
+
+      const since = observer.mark();
+      proxy.freeze();
+      await observer.waitForEvent('presence', (p) => p.formId === formId && !editorOf(p, PRINCIPAL_HARBOR), { since });
+      expect(await observer.waitForEvent('lock', (p) => p.formId === formId, { since })).toMatchObject({ stepKey: STEP, state: 'released' });
+      expect((await admin.get(`/api/forms/${formId}/locks`)).body.locks).toEqual([]);
+    } finally {
+      await proxy.close();
+    }
   });
 
   it('the periodic heartbeat renews the presence of every open socket whose session is still valid, at once', async () => {

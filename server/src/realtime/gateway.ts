@@ -9,7 +9,7 @@ import { createPubSubClient } from '../kv/redis.ts';
 import { SlicedHeartbeat } from '../kv/slicedHeartbeat.ts';
 import { loadPlan } from '../domain/plans/loadPlan.ts';
 import { leavePresence, listPresence, registerPresence, registerPresenceMany } from '../domain/plans/presence.ts';
-import { refreshStepLock } from '../domain/plans/stepLocks.ts';
+import { refreshStepLock, releaseStepLockOf } from '../domain/plans/stepLocks.ts';
 import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
 import { isAllowedOrigin, sessionTokenFromCookie } from './origin.ts';
 import type { AccessScope, RealtimeEvents } from './events.ts';
@@ -41,6 +41,9 @@ type Ack = (reply: Record<string, unknown>) => void;
 const planRoom = (formId: string) => `plan:${formId}`;
 /** The sockets present on a plan (a subset of its room, which also holds watchers). */
 const presentRoom = (formId: string) => `present:${formId}`;
+/** The sockets present on one step of a plan: who is really on it, on any process. */
+const stepRoomPrefix = (formId: string) => `present:${formId}:`;
+const stepRoom = (formId: string, stepKey: string) => `${stepRoomPrefix(formId)}${stepKey}`;
 const userRoom = (userId: string) => `user:${userId}`;
 
 export interface RealtimeGateway extends RealtimeEvents {
@@ -66,6 +69,9 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     // the session (sticky sessions); a WebSocket stays on the worker that accepted it. One process
     // takes both, as Socket.IO clients expect by default.
     transports: config.workers > 1 ? ['websocket'] : ['polling', 'websocket'],
+    // A silent connection (dropped network) is gone after one ping interval and one ping timeout.
+    pingInterval: config.realtimeTimeoutMs / 2,
+    pingTimeout: config.realtimeTimeoutMs / 2,
     serveClient: false,
     destroyUpgrade: false,
     allowRequest: (request, callback) => callback(null, isAllowedOrigin(request, config.appUrl)),
@@ -212,9 +218,10 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
         return reply({ ok: true });
       }
       await socket.join([planRoom(parsed.data.formId), presentRoom(parsed.data.formId)]);
-      data.plans.set(parsed.data.formId, stepKey);
+      const left = await placeOnStep(socket, parsed.data.formId, stepKey);
       const presence = context.access.presence ? await announcePresence(parsed.data.formId, actor, stepKey) : {};
       reply({ ok: true, ...presence });
+      if (left) await releaseLockIfGone(data.userId, parsed.data.formId, left);
     });
 
     handle(socket, 'presence:step', async (raw, reply) => {
@@ -222,8 +229,9 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
       if (!parsed.success || !data.plans.has(parsed.data.formId)) return reply({ ok: false, error: 'Join the plan first' });
       const actor = await currentActor(socket);
       if (!actor) return reply({ ok: false, error: 'Unauthorized' });
-      data.plans.set(parsed.data.formId, parsed.data.stepKey);
+      const left = await placeOnStep(socket, parsed.data.formId, parsed.data.stepKey);
       reply({ ok: true, ...(await announcePresence(parsed.data.formId, actor, parsed.data.stepKey)) });
+      if (left) await releaseLockIfGone(data.userId, parsed.data.formId, left);
     });
 
     handle(socket, 'plan:leave', async (raw, reply) => {
@@ -240,38 +248,82 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
     });
   });
 
-  /** Presence goes only when none of the user's other sockets (on any process) is still on the plan. */
+  /**
+   * Puts the socket on a step of a joined plan (its step room says so to every process) and
+   * returns the step it left, if any.
+   */
+  async function placeOnStep(socket: Socket, formId: string, stepKey: string | null): Promise<string | null> {
+    const data = socket.data as SocketData;
+    const previous = data.plans.get(formId) ?? null;
+    data.plans.set(formId, stepKey);
+    if (previous === stepKey) return null;
+    if (previous) await socket.leave(stepRoom(formId, previous));
+    if (stepKey) await socket.join(stepRoom(formId, stepKey));
+    return previous;
+  }
+
+  /** The socket leaves the plan; its step's lock and its user's presence follow (`settlePresence`, `releaseLockIfGone`). */
   async function leavePlan(socket: Socket, formId: string) {
     const data = socket.data as SocketData;
     const watched = data.watching.delete(formId);
+    const stepKey = data.plans.get(formId) ?? null;
     const present = data.plans.delete(formId);
     if (!watched && !present) return;
     await socket.leave(planRoom(formId));
     if (!present) return;
     await socket.leave(presentRoom(formId));
-    if (await stillOnPlan(data.userId, formId)) return;
+    if (stepKey) await socket.leave(stepRoom(formId, stepKey));
+    await settlePresence(data.userId, formId);
+    if (stepKey) await releaseLockIfGone(data.userId, formId, stepKey);
+  }
+
+  /**
+   * After one of the user's sockets left a plan: their presence goes when none of their sockets
+   * (on any process) is still on it; otherwise it shows the step one of those is on.
+   */
+  async function settlePresence(userId: string, formId: string) {
+    const remaining = await userSocketsOn(presentRoom(formId), userId);
     try {
-      const [editor] = (await listPresence(kv, formId)).filter((entry) => entry.userId === data.userId);
-      if (editor) {
-        await leavePresence(kv, formId, editor.email);
-        await broadcastPresence(formId);
+      const editor = (await listPresence(kv, formId)).find((entry) => entry.userId === userId);
+      if (!editor) return;
+      if (remaining.length === 0) await leavePresence(kv, formId, editor.email);
+      else {
+        const room = remaining[0]!.rooms.find((name) => name.startsWith(stepRoomPrefix(formId)));
+        const stepKey = room ? room.slice(stepRoomPrefix(formId).length) : null;
+        if (stepKey === editor.stepKey) return;
+        await registerPresence(kv, formId, { id: editor.userId, name: editor.name, email: editor.email }, stepKey);
       }
+      await broadcastPresence(formId);
     } catch (error) {
       if (!(error instanceof StoreUnavailableError)) throw error;
-      logger.warn({ err: error, formId }, 'presence not removed: Redis unavailable (it lapses on its own)');
+      logger.warn({ err: error, formId }, 'presence not updated: Redis unavailable (it lapses on its own)');
     }
   }
 
-  /** Whether another socket of the user is on the plan: on any process, or on this one while Redis is down. */
-  async function stillOnPlan(userId: string, formId: string): Promise<boolean> {
+  /** The user's sockets in a room, with their rooms: on any process, or on this one while Redis is down. */
+  async function userSocketsOn(room: string, userId: string): Promise<{ rooms: string[] }[]> {
     const sockets = await io
-      .in(presentRoom(formId))
+      .in(room)
       .fetchSockets()
       .catch((error: unknown) => {
-        logger.warn({ err: error, formId }, 'sockets of other processes unknown: Redis unavailable');
-        return io.local.in(presentRoom(formId)).fetchSockets();
+        logger.warn({ err: error, room }, 'sockets of other processes unknown: Redis unavailable');
+        return io.local.in(room).fetchSockets();
       });
-    return sockets.some((other) => (other.data as SocketData).userId === userId);
+    return sockets.filter((other) => (other.data as SocketData).userId === userId).map((other) => ({ rooms: [...other.rooms] }));
+  }
+
+  /**
+   * A step lock belongs to someone on the step: once none of the holder's sockets (on any
+   * process) is on it any more, the lock is released and the plan hears it. Store failures
+   * leave it to lapse on its own.
+   */
+  async function releaseLockIfGone(userId: string, formId: string, stepKey: string) {
+    if ((await userSocketsOn(stepRoom(formId, stepKey), userId)).length > 0) return;
+    const released = await releaseStepLockOf(kv, formId, stepKey, userId).catch((error: unknown) => {
+      logger.warn({ err: error, formId, stepKey }, 'step lock not released: store unavailable (it lapses on its own)');
+      return null;
+    });
+    if (released) events.lockChanged(formId, 'released', released);
   }
 
   /**

@@ -14,7 +14,7 @@ export interface Editor {
 
 export interface Heartbeat {
   formId: string;
-  user: UserRow;
+  user: Pick<UserRow, 'id' | 'name' | 'email'>;
   stepKey: string | null;
 }
 
@@ -24,7 +24,7 @@ function presenceEntry({ formId, user, stepKey }: Heartbeat, lastSeen: string): 
 }
 
 /** A heartbeat: the user is on this plan (at this step) for the next 60 s. One entry per e-mail. */
-export async function registerPresence(kv: KeyValueStore, formId: string, user: UserRow, stepKey: string | null): Promise<Editor> {
+export async function registerPresence(kv: KeyValueStore, formId: string, user: Heartbeat['user'], stepKey: string | null): Promise<Editor> {
   const entry = presenceEntry({ formId, user, stepKey }, new Date().toISOString());
   await kv.hashSet(entry.key, entry.field, entry.value, entry.ttlMs);
   return entry.editor;

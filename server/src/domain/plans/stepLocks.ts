@@ -57,6 +57,13 @@ export function releaseStepLock(kv: KeyValueStore, formId: string, stepKey: stri
   return kv.release(stepLockKey(formId, stepKey), userId);
 }
 
+/** Releases the user's lock on a step if they hold it, and returns it (null when they held none). */
+export async function releaseStepLockOf(kv: KeyValueStore, formId: string, stepKey: string, userId: string): Promise<StepLock | null> {
+  const [held] = await listStepLocks(kv, formId, [stepKey]);
+  if (held?.lockedBy.userId !== userId) return null;
+  return (await releaseStepLock(kv, formId, stepKey, userId)) ? held : null;
+}
+
 /** The held locks among a plan's steps. */
 export async function listStepLocks(kv: KeyValueStore, formId: string, stepKeys: readonly string[]): Promise<StepLock[]> {
   const entries = await kv.getMany(stepKeys.map((key) => stepLockKey(formId, key)));
