@@ -17,6 +17,10 @@ import { BankCatalog } from './domain/questionBank/bankCatalog.ts';
 import { seedDemoDistrict, isDatabaseEmpty } from './seed/demoDistrict.ts';
 import { createRealtimeGateway, REALTIME_PATH, type RealtimeGateway } from './realtime/gateway.ts';
 import { createCollabServer, COLLAB_PATH } from './collab/collabServer.ts';
+import { EventDispatcher } from './events/dispatcher.ts';
+import { realtimeFanOut } from './realtime/fanOut.ts';
+import { accessRevalidation } from './realtime/accessRevalidation.ts';
+import { liveDocumentUpdates } from './collab/liveDocumentUpdates.ts';
 import type { BaseServices, Services } from './services.ts';
 
 export interface RunningServer {
@@ -100,6 +104,7 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   const storage = await openStorage({ databaseUrl: config.databaseUrl, dataDir: config.dataDir, migrate: !options.worker });
   if (!options.worker) await prepareStorage(storage, config, logger);
   const kv = openKeyValueStore(config.redisUrl, config.redisPrefix);
+  const events = new EventDispatcher(storage.db, logger);
   const base: BaseServices = {
     config,
     logger,
@@ -110,15 +115,22 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     // Only where every process hears of revoked sessions: through Redis, or alone on its embedded database.
     sessionCache: new SessionCache(kv.kind === 'redis' || storage.kind === 'pglite'),
     recentPlanSteps: new RecentPlanSteps(),
+    events,
   };
 
   const gateway = createRealtimeGateway(httpServer, base);
   const collab = createCollabServer(base);
   gateway.onAccessChanged((scope) => collab.revalidate(scope));
+  // After a commit: connected clients hear of it, live documents take written answers, and open
+  // connections whose access it may change are checked again.
+  events.subscribe(realtimeFanOut(gateway));
+  events.subscribe(liveDocumentUpdates(collab));
+  events.subscribe(accessRevalidation((scope) => gateway.accessChanged(scope)));
   const services: Services = {
     ...base,
-    events: gateway,
+    realtime: gateway,
     liveDocuments: collab,
+    liveEditing: collab,
     liveServers: { realtime: () => gateway.status(), collaboration: () => collab.status() },
   };
 

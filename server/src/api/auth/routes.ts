@@ -106,7 +106,7 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
   router.post('/signout', operation.signOut, async (ctx) => {
     if (ctx.state.auth) {
       await invalidateSession(services, ctx.state.auth.sessionId);
-      services.events.accessChanged({ sessionIds: [ctx.state.auth.sessionId] });
+      services.realtime.accessChanged({ sessionIds: [ctx.state.auth.sessionId] });
     }
     ctx.cookies.set(SESSION_COOKIE, null, { path: '/' });
     ctx.body = { success: true };

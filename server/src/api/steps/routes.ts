@@ -95,7 +95,7 @@ export function stepsRoutes(services: Services): Router {
     const [held] = await listStepLocks(kv, context.plan.id, [step.key]);
     if (held) authorize(actor, 'releaseStepLock', held);
     const released = await releaseStepLock(kv, context.plan.id, step.key, actor.id);
-    if (released && held) services.events.lockChanged(context.plan.id, 'released', held);
+    if (released && held) services.realtime.lockChanged(context.plan.id, 'released', held);
     ctx.body = { success: true, released } satisfies UnlockResponse;
   });
 
@@ -127,7 +127,7 @@ export function stepsRoutes(services: Services): Router {
     }
     const editor = await registerPresence(kv, context.plan.id, actor, stepKey);
     const editors = await listPresence(kv, context.plan.id);
-    services.events.toPlan(context.plan.id, 'presence', { editors });
+    services.realtime.toPlan(context.plan.id, 'presence', { editors });
     ctx.body = { success: true, editor, editors } satisfies RegisterEditorResponse;
   });
 

@@ -26,7 +26,7 @@ export async function startRolePreview(services: Services, caller: Caller, userI
     });
     return row;
   });
-  services.events.accessChanged({ sessionIds: [auth.sessionId] });
+  services.realtime.accessChanged({ sessionIds: [auth.sessionId] });
   return target;
 }
 
@@ -37,5 +37,5 @@ export async function stopRolePreview(services: Services, caller: Caller): Promi
     await tx.update(sessions).set({ previewUserId: null }).where(eq(sessions.id, auth.sessionId));
     if (auth.previewing) await recordAudit(tx, caller, { action: 'auth.preview.stop', targetType: 'user', targetId: auth.actor.id });
   });
-  services.events.accessChanged({ sessionIds: [auth.sessionId] });
+  services.realtime.accessChanged({ sessionIds: [auth.sessionId] });
 }

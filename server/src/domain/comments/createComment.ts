@@ -1,4 +1,4 @@
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { comments } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
@@ -9,7 +9,7 @@ import { authorize } from '../../policy/index.ts';
 
 /** A Super Admin's review comment; the plan's owner and principal get a ping. */
 export async function createComment(
-  services: Services,
+  services: DomainServices,
   caller: Caller,
   context: PlanContext,
   input: { comment: string; stepKey?: string | undefined; questionId?: string | undefined },
@@ -17,7 +17,7 @@ export async function createComment(
   authorize(caller.auth.actor, 'commentOnPlan', context);
   authorize(context.actor, 'writePlan', context);
   const actor = caller.auth.actor;
-  const created = await services.storage.db.transaction(async (tx) => {
+  return services.events.transaction(async (tx, record) => {
     const [comment] = await tx
       .insert(comments)
       .values({
@@ -36,11 +36,9 @@ export async function createComment(
       targetId: context.plan.id,
       summary: { commentId: comment!.id, stepKey: input.stepKey ?? null },
     });
+    record({ type: 'comment.created', comment: comment! });
     const where = input.stepKey ? ` on ${input.stepKey}` : '';
-    const created = await notifyPlanPeople(tx, context.plan, 'comment', `New review comment${where} for ${context.plan.schoolName} ${context.plan.schoolYear}`);
-    return { comment: comment!, notifications: created };
+    await notifyPlanPeople(tx, record, context.plan, 'comment', `New review comment${where} for ${context.plan.schoolName} ${context.plan.schoolYear}`);
+    return comment!;
   });
-  services.events.commentChanged(created.comment);
-  for (const notification of created.notifications) services.events.notified(notification);
-  return created.comment;
 }

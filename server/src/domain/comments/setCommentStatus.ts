@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { comments } from '../../storage/schema.ts';
 import { notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
@@ -10,7 +10,7 @@ import { authorize } from '../../policy/index.ts';
 
 /** Marks a comment read or fixed: an editor of the plan or a Super Admin. */
 export async function setCommentStatus(
-  services: Services,
+  services: DomainServices,
   caller: Caller,
   context: PlanContext,
   commentId: string,
@@ -18,7 +18,7 @@ export async function setCommentStatus(
 ): Promise<CommentRow> {
   authorize(caller.auth.actor, 'setCommentStatus', context);
   authorize(context.actor, 'writePlan', context);
-  const comment = await services.storage.db.transaction(async (tx) => {
+  return services.events.transaction(async (tx, record) => {
     const [updated] = await tx
       .update(comments)
       .set({ status, updatedAt: new Date() })
@@ -26,8 +26,7 @@ export async function setCommentStatus(
       .returning();
     if (!updated) throw notFound('Comment not found');
     await recordAudit(tx, caller, { action: `comment.${status}`, targetType: 'plan', targetId: context.plan.id, summary: { commentId } });
+    record({ type: 'comment.statusChanged', comment: updated });
     return updated;
   });
-  services.events.commentChanged(comment);
-  return comment;
 }

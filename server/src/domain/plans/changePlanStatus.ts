@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { PlanStatus } from '@csp/shared';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { plans } from '../../storage/schema.ts';
 import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
@@ -25,7 +25,7 @@ export interface StatusChange {
  * Submit (an editor; a copied plan needs its principal's attestation first) or review (Super Admin).
  * Any move the table does not allow is a 400 naming `from` and `to`.
  */
-export async function changePlanStatus(services: Services, caller: Caller, context: PlanContext, change: StatusChange): Promise<PlanRow> {
+export async function changePlanStatus(services: DomainServices, caller: Caller, context: PlanContext, change: StatusChange): Promise<PlanRow> {
   authorize(context.actor, 'writePlan', context);
   const { plan } = context;
   // Submitting is for editors of the whole plan, not of some sections.
@@ -42,7 +42,7 @@ export async function changePlanStatus(services: Services, caller: Caller, conte
   }
 
   const now = new Date();
-  const changed = await services.storage.db.transaction(async (tx) => {
+  return services.events.transaction(async (tx, record) => {
     const [updated] = await tx
       .update(plans)
       .set({
@@ -59,18 +59,11 @@ export async function changePlanStatus(services: Services, caller: Caller, conte
       targetId: plan.id,
       summary: { before: { status: from }, after: { status: to } },
     });
-    const created =
-      change.action === 'review'
-        ? await notifyPlanPeople(
-            tx,
-            updated!,
-            'review',
-            `${plan.schoolName} ${plan.schoolYear}: plan ${to.replace('_', ' ')}${change.comment ? ` — ${change.comment}` : ''}`,
-          )
-        : [];
-    return { plan: updated!, notifications: created };
+    record({ type: 'plan.statusChanged', plan: updated!, from, to, action: change.action, comment: change.comment });
+    if (change.action === 'review') {
+      const message = `${plan.schoolName} ${plan.schoolYear}: plan ${to.replace('_', ' ')}${change.comment ? ` — ${change.comment}` : ''}`;
+      await notifyPlanPeople(tx, record, updated!, 'review', message);
+    }
+    return updated!;
   });
-  services.events.toPlan(plan.id, 'status', { status: to, action: change.action });
-  for (const notification of changed.notifications) services.events.notified(notification);
-  return changed.plan;
 }

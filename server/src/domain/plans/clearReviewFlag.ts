@@ -29,6 +29,6 @@ export async function clearReviewFlag(
     await recordAudit(tx, caller, { action: 'plan.review-flag', targetType: 'plan', targetId: context.plan.id, summary: { cleared } });
     return { cleared, needsUpdate };
   });
-  for (const flag of result.cleared) services.events.toPlan(context.plan.id, 'flag', { stepKey: flag.stepKey, questionId: flag.questionId });
+  for (const flag of result.cleared) services.realtime.toPlan(context.plan.id, 'flag', { stepKey: flag.stepKey, questionId: flag.questionId });
   return result;
 }

@@ -1,13 +1,13 @@
 import { eq } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { plans } from '../../storage/schema.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from './loadPlan.ts';
 
 /** Super Admin only (the route's guard); steps, shares, comments and documents go with the plan. */
-export async function deletePlan(services: Services, caller: Caller, context: PlanContext): Promise<void> {
+export async function deletePlan(services: DomainServices, caller: Caller, context: PlanContext): Promise<void> {
   const { plan } = context;
-  await services.storage.db.transaction(async (tx) => {
+  await services.events.transaction(async (tx, record) => {
     await tx.delete(plans).where(eq(plans.id, plan.id));
     await recordAudit(tx, caller, {
       action: 'plan.delete',
@@ -15,6 +15,6 @@ export async function deletePlan(services: Services, caller: Caller, context: Pl
       targetId: plan.id,
       summary: { before: { schoolName: plan.schoolName, schoolYear: plan.schoolYear, status: plan.status } },
     });
+    record({ type: 'plan.deleted', formId: plan.id });
   });
-  services.events.accessChanged({ formId: plan.id });
 }

@@ -57,7 +57,7 @@ export async function rolloverDistrict(
 ): Promise<RolloverResult> {
   const { sourceYear, targetYear, force } = input;
   if (sourceYear === targetYear) throw invalidInput('The source and target years must differ');
-  const { storage, kv, banks, events } = services;
+  const { storage, kv, banks, realtime: events } = services;
   const db = storage.db;
   const owner = `${caller.auth.user.id}:${Date.now()}`;
   if (!(await kv.claim(LOCK_KEY, owner, '', LOCK_TTL_MS)).acquired) throw conflict('A rollover is already running');

@@ -107,7 +107,7 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
       if (!savedLive) throw locked('Step is locked', { lockedBy: attempt.lock.lockedBy, expiresAt: attempt.lock.expiresAt });
     } else if (!attempt.refreshed) {
       lockAcquired = attempt.lock;
-      services.events.lockChanged(formId, 'acquired', attempt.lock);
+      services.realtime.lockChanged(formId, 'acquired', attempt.lock);
     }
   }
   const limit = 'count' in claimed ? services.rateLimits.judge('save', claimed.count) : services.rateLimits.storeFailed('save', claimed.error);
@@ -120,7 +120,7 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
       authorizeWrite(actor, current);
     } catch (error) {
       const lock = lockAcquired;
-      if (lock && (await releaseStepLock(services.kv, formId, step.key, actor.id).catch(() => false))) services.events.lockChanged(formId, 'released', lock);
+      if (lock && (await releaseStepLock(services.kv, formId, step.key, actor.id).catch(() => false))) services.realtime.lockChanged(formId, 'released', lock);
       throw error;
     }
   };

@@ -31,7 +31,7 @@ export async function updatePlanMetadata(services: Services, caller: Caller, con
       await recordAudit(tx, caller, { action: 'plan.update', targetType: 'plan', targetId: context.plan.id, summary: { before, after: fields } });
       return updated!;
     });
-    services.events.accessChanged({ formId: context.plan.id });
+    services.realtime.accessChanged({ formId: context.plan.id });
     return updated;
   } catch (error) {
     if (isUniqueViolation(error)) throw conflict('That school already has a plan for this year');

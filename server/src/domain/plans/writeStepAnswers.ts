@@ -69,7 +69,7 @@ export function announceStepWrite(
   written: WrittenStep,
   savedLive?: boolean,
 ): void {
-  services.events.toPlan(formId, 'step:saved', {
+  services.realtime.toPlan(formId, 'step:saved', {
     stepKey: step.key,
     revisionCount: written.revisionCount,
     lastUpdated: written.lastUpdated.toISOString(),

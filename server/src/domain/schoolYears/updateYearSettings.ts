@@ -42,6 +42,6 @@ export async function updateYearSettings(services: Services, caller: Caller, sch
     return row!;
   });
   // Archiving makes open editors read-only; un-archiving makes them writable again.
-  if (fields.archived !== undefined && fields.archived !== before.archived) services.events.accessChanged({ all: true });
+  if (fields.archived !== undefined && fields.archived !== before.archived) services.realtime.accessChanged({ all: true });
   return updated;
 }

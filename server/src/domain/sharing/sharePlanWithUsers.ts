@@ -41,6 +41,6 @@ export async function sharePlanWithUsers(
       summary: { userIds: ids, permissions: input.permissions, sections: input.sections },
     });
   });
-  services.events.accessChanged({ formId: context.plan.id });
+  services.realtime.accessChanged({ formId: context.plan.id });
   return ids;
 }

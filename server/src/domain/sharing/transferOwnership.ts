@@ -52,6 +52,6 @@ export async function transferOwnership(services: Services, caller: Caller, cont
     });
     return updated!;
   });
-  services.events.accessChanged({ formId: plan.id });
+  services.realtime.accessChanged({ formId: plan.id });
   return transferred;
 }

@@ -21,6 +21,6 @@ export async function unsharePlan(services: Services, caller: Caller, context: P
     });
     return removed.map((r) => r.userId);
   });
-  services.events.accessChanged({ formId: context.plan.id });
+  services.realtime.accessChanged({ formId: context.plan.id });
   return removed;
 }

@@ -28,5 +28,5 @@ export async function writePlanAccess(services: Services, caller: Caller, contex
       summary: { before: change.before, after: change.after },
     });
   });
-  services.events.accessChanged({ formId: context.plan.id });
+  services.realtime.accessChanged({ formId: context.plan.id });
 }

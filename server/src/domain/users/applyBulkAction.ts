@@ -84,6 +84,6 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
   });
   const applied = results.filter((r) => r.success).map((r) => r.userId);
   if (action === 'deactivate') await invalidateUserSessions(services, applied);
-  if (applied.length) services.events.accessChanged({ userIds: applied });
+  if (applied.length) services.realtime.accessChanged({ userIds: applied });
   return results;
 }

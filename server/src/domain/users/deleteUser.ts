@@ -19,5 +19,5 @@ export async function deleteUser(services: Services, caller: Caller, userId: str
       summary: { before: { email: target.email, level: target.level, schoolName: target.schoolName } },
     });
   });
-  services.events.accessChanged({ userIds: [userId] });
+  services.realtime.accessChanged({ userIds: [userId] });
 }

@@ -82,6 +82,6 @@ export async function importUsers(services: Services, caller: Caller, rows: unkn
     });
   });
   // An updated level or school changes what the user may do now, also in open sessions and editors.
-  if (updatedIds.length) services.events.accessChanged({ userIds: updatedIds });
+  if (updatedIds.length) services.realtime.accessChanged({ userIds: updatedIds });
   return results.sort((a, b) => a.row - b.row);
 }

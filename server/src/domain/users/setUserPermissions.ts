@@ -23,6 +23,6 @@ export async function setUserPermissions(services: Services, caller: Caller, use
     });
     return row!;
   });
-  services.events.accessChanged({ userIds: [userId] });
+  services.realtime.accessChanged({ userIds: [userId] });
   return updated;
 }

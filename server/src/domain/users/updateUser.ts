@@ -36,6 +36,6 @@ export async function updateUser(services: Services, caller: Caller, userId: str
     return row!;
   });
   if (!updated.isActive) await invalidateUserSessions(services, [updated.id]);
-  services.events.accessChanged({ userIds: [updated.id] });
+  services.realtime.accessChanged({ userIds: [updated.id] });
   return updated;
 }
