@@ -98,7 +98,7 @@ describe('the dashboard in a real browser', () => {
     const notifications = page.getByRole('region', { name: /Notifications/ });
     await notifications.getByText(/No notifications yet/).waitFor();
     expect((await adminApi.post(`/api/forms/${formId}/comments`, { comment: 'Please check the liaison list.' })).status).toBe(200);
-    const ping = notifications.getByRole('listitem').filter({ hasText: `New review comment` });
+    const ping = notifications.getByRole('listitem').filter({ hasText: 'Dana Whitfield commented on the plan' });
     await ping.waitFor();
     // The plan's open comments count follows the same push.
     await page

@@ -18,6 +18,31 @@ describe('configuration', () => {
     expect(loadConfig({ DATA_DIR: 'memory://' }).dataDir).toBe('memory://');
   });
 
+  it('sends mail through SMTP_URL; without it keeps mail for the development mailbox, or in production holds it queued', () => {
+    expect(loadConfig({}).mail).toMatchObject({
+      transport: 'mailbox',
+      smtpUrl: undefined,
+      from: '"Consolidated School Plans" <no-reply@example.org>',
+      ratePerMinute: 120,
+    });
+    const smtps = loadConfig({
+      SMTP_URL: 'smtps://mailer:p%40ss@smtp.example.org:465',
+      MAIL_FROM: 'Plans <plans@example.org>',
+      MAIL_RATE_PER_MINUTE: '30',
+    }).mail;
+    expect(smtps).toMatchObject({
+      transport: 'smtp',
+      smtpUrl: 'smtps://mailer:p%40ss@smtp.example.org:465',
+      from: 'Plans <plans@example.org>',
+      ratePerMinute: 30,
+    });
+    const production = { NODE_ENV: 'production', OIDC_ISSUER: 'https://login.example.org', OIDC_CLIENT_ID: 'csp', SESSION_SECRET: 'x'.repeat(32) };
+    expect(loadConfig(production).mail.transport).toBe('held');
+    for (const bad of [{ SMTP_URL: 'https://smtp.example.org' }, { SMTP_URL: 'smtp server' }, { MAIL_RATE_PER_MINUTE: '0' }, { MAIL_DAILY_HOUR: '24' }]) {
+      expect(() => loadConfig(bad), JSON.stringify(bad)).toThrow(ConfigError);
+    }
+  });
+
   it('names every bad variable', () => {
     expect(() => loadConfig({ PORT: 'eighty', DATABASE_URL: 'not a url', SEED: 'everything' })).toThrow(ConfigError);
     try {

@@ -27,6 +27,13 @@ const envSchema = z
     OIDC_CLIENT_ID: z.string().optional(),
     OIDC_CLIENT_SECRET: z.string().optional(),
     SEED: z.enum(['demo', 'none']).default('demo'),
+    /** Outbound e-mail: `smtp://` or `smtps://`, credentials in the URL. */
+    SMTP_URL: optionalUrl.refine((url) => url === undefined || (URL.canParse(url) && /^smtps?:$/.test(new URL(url).protocol)), 'an smtp:// or smtps:// URL'),
+    MAIL_FROM: z.string().trim().optional(),
+    /** At most this many messages handed to the SMTP server per minute, by all processes together. */
+    MAIL_RATE_PER_MINUTE: z.coerce.number().int().min(1).max(100_000).default(120),
+    /** The hour (UTC) of the daily run: deadline reminders and digests. */
+    MAIL_DAILY_HOUR: z.coerce.number().int().min(0).max(23).default(12),
     /** Step lock lifetime; the specification's 300 s. Shorter only to observe expiry in tests. */
     STEP_LOCK_TTL_SECONDS: z.coerce.number().int().min(1).max(3600).default(300),
     /**
@@ -83,6 +90,19 @@ export interface Config {
   logLevel: Env['LOG_LEVEL'];
   /** Server processes; above 1, a primary process forks them (cluster.ts). */
   workers: number;
+  mail: MailConfig;
+}
+
+export interface MailConfig {
+  /**
+   * `smtp`: sent through `smtpUrl`. `mailbox`: no SMTP outside production, messages are kept for the
+   * development mailbox. `held`: production without SMTP, messages wait in the queue until it is set.
+   */
+  transport: 'smtp' | 'mailbox' | 'held';
+  smtpUrl: string | undefined;
+  from: string;
+  ratePerMinute: number;
+  dailyHourUtc: number;
 }
 
 export class ConfigError extends Error {}
@@ -119,5 +139,12 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     realtimeTimeoutMs: env.REALTIME_TIMEOUT_SECONDS * 1000,
     logLevel: env.LOG_LEVEL,
     workers: env.WORKERS,
+    mail: {
+      transport: env.SMTP_URL ? 'smtp' : env.NODE_ENV === 'production' ? 'held' : 'mailbox',
+      smtpUrl: env.SMTP_URL,
+      from: env.MAIL_FROM || `"Consolidated School Plans" <no-reply@${env.ALLOWED_EMAIL_DOMAIN}>`,
+      ratePerMinute: env.MAIL_RATE_PER_MINUTE,
+      dailyHourUtc: env.MAIL_DAILY_HOUR,
+    },
   };
 }

@@ -22,6 +22,9 @@ import { realtimeFanOut } from './realtime/fanOut.ts';
 import { accessRevalidation } from './realtime/accessRevalidation.ts';
 import { liveDocumentUpdates } from './collab/liveDocumentUpdates.ts';
 import type { BaseServices, Services } from './services.ts';
+import { MailSender, type MailSenderOptions } from './mail/mailSender.ts';
+import { planNotifications } from './domain/notifications/planNotifications.ts';
+import { mailOutbox } from './domain/mail/mailOutbox.ts';
 
 export interface RunningServer {
   url: string;
@@ -29,6 +32,8 @@ export interface RunningServer {
   services: Services;
   /** The Socket.IO gateway (its periodic work can be run at once). */
   realtime: RealtimeGateway;
+  /** This process's mail sender (a turn can be run at once). */
+  mail: MailSender;
   httpServer: http.Server;
   stop(): Promise<void>;
 }
@@ -77,6 +82,7 @@ export interface StartOptions {
    * its share of new connections (no 503 while it starts, also when it replaces a dead worker).
    */
   worker?: boolean;
+  mail?: MailSenderOptions;
 }
 
 /**
@@ -121,6 +127,9 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   const gateway = createRealtimeGateway(httpServer, base);
   const collab = createCollabServer(base);
   gateway.onAccessChanged((scope) => collab.revalidate(scope));
+  // In the change's transaction: the notifications it gives people, and their e-mail in the outbox.
+  events.subscribe(planNotifications(base.banks));
+  events.subscribe(mailOutbox);
   // After a commit: connected clients hear of it, live documents take written answers, and open
   // connections whose access it may change are checked again.
   events.subscribe(realtimeFanOut(gateway));
@@ -147,6 +156,8 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
   // for the connection; a Redis that is down at start is not waited for past a few seconds.
   if (!(await kv.whenConnected(REDIS_START_WAIT_MS))) logger.warn('Redis not reachable at start; serving without it until it is');
   handler = createHttpApp(services, identity).callback();
+  const mail = new MailSender(storage, config, logger, options.mail);
+  mail.start();
   if (options.worker) await listen();
   logger.info({ port, store: storage.kind, kv: kv.kind, issuer: identity.issuer }, 'server listening');
 
@@ -155,6 +166,7 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     (stopping ??= (async () => {
       const closed = new Promise<void>((resolve) => httpServer.close(() => resolve()));
       httpServer.closeIdleConnections();
+      await mail.stop();
       await collab.close();
       await gateway.close();
       await closed;
@@ -162,7 +174,7 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
       await storage.close();
     })());
 
-  return { url: `http://127.0.0.1:${port}`, port, services, realtime: gateway, httpServer, stop };
+  return { url: `http://127.0.0.1:${port}`, port, services, realtime: gateway, mail, httpServer, stop };
 }
 
 /** The configured OpenID issuer, or (outside production) the bundled development provider. */

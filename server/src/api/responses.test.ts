@@ -7,6 +7,7 @@
  * answer the suite received, sign-ins and errors included, is checked against the OpenAPI document
  * the server serves, and every operation the document lists must have answered at least once.
  */
+import { eq } from 'drizzle-orm';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { currentSchoolYear, nextSchoolYear, previousSchoolYear } from '@csp/shared';
@@ -64,6 +65,11 @@ import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../testing/realtime.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
 import { formIdOf, planPath, stepPath } from '../testing/plans.ts';
+import { userByEmail } from '../testing/users.ts';
+import { mailMessages } from '../storage/schema.ts';
+import { unsubscribeToken } from '../mail/unsubscribeToken.ts';
+import { mailboxSchema, mailSettingsSchema, unsubscribeResponseSchema } from '@csp/shared/mail';
+import { mentionListSchema, threadListSchema } from '@csp/shared/api/forms';
 import { stepAt } from '../testing/bundledBank.ts';
 
 const YEAR = currentSchoolYear();
@@ -140,6 +146,10 @@ describe('the key check', () => {
       status: 'open',
       createdAt: '2026-11-22T12:00:00.000Z',
       updatedAt: '2026-11-22T12:00:00.000Z',
+      mentions: [],
+      replies: [],
+      resolvedAt: null,
+      resolvedByName: null,
     };
     expect(undeclaredKeys(commentResponseSchema, { success: true, comment })).toEqual([]);
     expect(undeclaredKeys(commentResponseSchema, { success: true, comment: { ...comment, secret: 'x' }, extra: 1 })).toEqual([
@@ -345,6 +355,20 @@ describe('responses and realtime events parse with the shared schemas', () => {
     expect(plan.comments.map((comment) => comment._id)).toContain(commentId);
   });
 
+  it('threads: a reply with a mention, resolve, reopen, the list, the people one may mention', async () => {
+    const { people } = conforms(mentionListSchema, await ok(principal.get(planPath(formId, '/mentions?q=a'))), 'mentions');
+    const replied = conforms(
+      commentResponseSchema,
+      await ok(principal.post(planPath(formId, `/comments/${commentId}/replies`), { body: 'Added a second contact', mentions: [people[0]!._id] })),
+      'reply',
+    );
+    expect(replied.comment.replies).toHaveLength(1);
+    conforms(commentResponseSchema, await ok(admin.post(planPath(formId, `/comments/${commentId}/resolve`))), 'resolve');
+    const { threads } = conforms(threadListSchema, await ok(principal.get(planPath(formId, '/comments?status=resolved'))), 'threads');
+    expect(threads.map((thread) => thread._id)).toContain(commentId);
+    conforms(commentResponseSchema, await ok(principal.post(planPath(formId, `/comments/${commentId}/reopen`))), 'reopen');
+  });
+
   it('POST duplicate, POST review-flag on the copy, GET compare', async () => {
     const nextYear = nextSchoolYear(YEAR);
     const copy = conforms(duplicateResponseSchema, await ok(principal.post(planPath(previousFormId, '/duplicate'), { schoolYear: nextYear })), 'duplicate');
@@ -512,6 +536,22 @@ describe('responses and realtime events parse with the shared schemas', () => {
 
     const { user } = await ok(admin.post('/api/users/create', { name: 'Del Etable', email: `delete.${Date.now()}@example.org`, level: 1, schoolName: HARBOR }));
     conforms(successSchema, await ok(admin.delete('/api/users', { userId: user._id })), 'DELETE user');
+  });
+
+  it('e-mail: one’s preferences, the development mailbox, a one-click unsubscribe, a message sent again', async () => {
+    conforms(mailSettingsSchema, await ok(principal.get('/api/profile/mail')), 'mail settings');
+    const changed = conforms(mailSettingsSchema, await ok(principal.put('/api/profile/mail', { comments: 'digest' })), 'mail settings changed');
+    expect(changed.preferences.comments).toBe('digest');
+    await server.mail.runOnce();
+    const mailbox = conforms(mailboxSchema, await ok(principal.get('/api/dev/mailbox?limit=5')), 'mailbox');
+    expect(mailbox.messages.length).toBeGreaterThan(0);
+    const me = await userByEmail(server, PRINCIPAL_HARBOR);
+    const token = unsubscribeToken(server.services.config.sessionSecret, me.id, 'reminders');
+    const unsubscribed = conforms(unsubscribeResponseSchema, await ok(new HttpClient(server.url).post(`/api/mail/unsubscribe/${token}`)), 'unsubscribe');
+    expect(unsubscribed.turnedOff).toEqual(['reminders']);
+    const messageId = mailbox.messages[0]!._id;
+    await server.services.storage.db.update(mailMessages).set({ status: 'failed' }).where(eq(mailMessages.id, messageId));
+    conforms(successSchema, await ok(admin.post(`/api/admin/mail/${messageId}/resend`)), 'resend');
   });
 
   it('error answers: 400, 401, 403, 404', async () => {

@@ -16,8 +16,14 @@ declare module 'koa' {
 export function isPublic(method: string, path: string): boolean {
   if (path.startsWith('/api/auth/')) return true;
   if (method === 'GET' && ['/api/health', '/api/public/overview', '/api/openapi.json', '/api/docs'].includes(path)) return true;
-  return method === 'POST' && path === '/api/client-errors';
+  return method === 'POST' && (path === '/api/client-errors' || isUnsubscribe(path));
 }
+
+/**
+ * A one-click unsubscribe (RFC 8058): mail clients POST it from outside the app, form-encoded. Its
+ * signed token is its only authority (no cookie is read), so a cross-site request cannot abuse it.
+ */
+const isUnsubscribe = (path: string) => path.startsWith('/api/mail/unsubscribe/');
 
 const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 
@@ -28,7 +34,7 @@ const SAFE_METHODS = new Set(['GET', 'HEAD', 'OPTIONS']);
 export function sameOriginGuard(appUrl: string): Middleware {
   const appOrigin = new URL(appUrl).origin;
   return async (ctx, next) => {
-    if (SAFE_METHODS.has(ctx.method)) return next();
+    if (SAFE_METHODS.has(ctx.method) || (ctx.method === 'POST' && isUnsubscribe(ctx.path))) return next();
     const fetchSite = ctx.get('sec-fetch-site');
     const origin = ctx.get('origin');
     const ownOrigin = `${ctx.protocol}://${ctx.host}`;

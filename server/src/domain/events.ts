@@ -2,7 +2,8 @@ import type { NeedsUpdateFlag, PlanStatus, Step, StepAnswers, TransferRecord } f
 import type { Editor } from '@csp/shared/api/forms';
 import type { RolloverEvent } from '@csp/shared/api/realtime';
 import type { Database } from '../storage/database.ts';
-import type { CommentRow, NotificationRow, PlanRow } from '../storage/rows.ts';
+import type { MailItemData } from '@csp/shared/mail';
+import type { CommentReplyRow, NotificationRow, PlanRow, Thread } from '../storage/rows.ts';
 import type { StepLock } from './plans/stepLocks.ts';
 
 /** Who wrote: the acting user. */
@@ -35,20 +36,24 @@ export interface EndedSession {
  * rollback drops it.
  */
 export type RecordedEvent =
-  | { type: 'plan.statusChanged'; plan: PlanRow; from: PlanStatus; to: PlanStatus; action: 'submit' | 'review'; comment: string | undefined }
+  | { type: 'plan.statusChanged'; plan: PlanRow; from: PlanStatus; to: PlanStatus; action: 'submit' | 'review'; comment: string | undefined; by: Writer }
   | { type: 'plan.reviewFlagsCleared'; formId: string; cleared: NeedsUpdateFlag[] }
   /** A copy into an existing plan filled blank answers (duplicate or rollover with `force`). */
   | { type: 'plan.stepsFilled'; formId: string; by: Writer; steps: WrittenAnswers[] }
   | { type: 'plan.detailsChanged'; formId: string; changes: { schoolName?: string; principalEmail?: string; assignedTo?: string | null } }
   | { type: 'plan.deleted'; formId: string }
-  | { type: 'plan.sharedWithUsers'; formId: string; userIds: string[]; permission: 'view' | 'edit'; sections: string[] }
+  | { type: 'plan.sharedWithUsers'; formId: string; userIds: string[]; permission: 'view' | 'edit'; sections: string[]; by: Writer }
   | { type: 'plan.unshared'; formId: string; userIds: string[] }
-  | { type: 'plan.emailSharesSet'; formId: string; emails: string[] }
+  /** `added`: the addresses the share did not have before. */
+  | { type: 'plan.emailSharesSet'; formId: string; emails: string[]; added: string[]; by: Writer }
   | { type: 'plan.liveOverrideSet'; formId: string; live: boolean }
-  | { type: 'plan.ownershipTransferred'; formId: string; transfer: TransferRecord }
-  | { type: 'comment.created'; comment: CommentRow }
-  | { type: 'comment.statusChanged'; comment: CommentRow }
-  | { type: 'notification.created'; notification: NotificationRow }
+  | { type: 'plan.ownershipTransferred'; formId: string; transfer: TransferRecord; by: Writer }
+  /** A review thread started (its comment), replied to, read, resolved or reopened: the whole thread as it is now. */
+  | { type: 'comment.created'; thread: Thread }
+  | { type: 'comment.replied'; thread: Thread; reply: CommentReplyRow }
+  | { type: 'comment.statusChanged'; thread: Thread }
+  /** `mail`: the e-mail about it, when it is one people get by e-mail (`key` names the event and the person). */
+  | { type: 'notification.created'; notification: NotificationRow; mail?: { key: string; data: MailItemData } }
   | { type: 'schoolYear.archiveChanged'; schoolYear: string; archived: boolean }
   | { type: 'district.rolledOver'; sourceYear: string; targetYear: string }
   | { type: 'session.previewChanged'; sessionId: string; previewUserId: string | null }

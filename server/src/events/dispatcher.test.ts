@@ -66,6 +66,28 @@ describe('domain events', () => {
     expect(await witnessRows(formId)).toHaveLength(1);
   });
 
+  it('delivers what an in-transaction handler records (a notification it wrote) to every subscriber, in the same transaction and after it', async () => {
+    const { events, heard } = dispatcherWithWitness();
+    const formId = await newPlan();
+    const notification = { id: newId(), userId: newId(), formId, kind: 'test', message: 'Told', link: null, createdAt: new Date(), readAt: null };
+    const seen: string[] = [];
+    events.subscribe({
+      name: 'notifier',
+      inTransaction: {
+        'plan.liveOverrideSet': async (_event, _tx, record) => void record({ type: 'notification.created', notification }),
+        'notification.created': async (event, tx) => {
+          await tx.insert(auditLogs).values({ id: newId(), action: 'told', targetType: 'plan', targetId: event.notification.formId });
+          seen.push('in');
+        },
+      },
+      afterCommit: { 'notification.created': () => void seen.push('after') },
+    });
+    await events.transaction(async (_tx, record) => record({ type: 'plan.liveOverrideSet', formId, live: true }));
+    expect(seen).toEqual(['in', 'after']);
+    expect((await witnessRows(formId)).map((row) => row.action)).toEqual(['told']);
+    expect(heard).toEqual([]);
+  });
+
   it('drops the events of a transaction that rolls back, with what its handlers wrote', async () => {
     const { events, heard } = dispatcherWithWitness();
     const formId = await newPlan();

@@ -8,17 +8,19 @@ import type { Logger } from '../logger.ts';
  * - `inTransaction` handlers run inside the transaction that recorded the event, before it
  *   commits, with that transaction: what they write commits with the change, and a handler that
  *   throws rolls the change back. For records that must exist exactly when the change does (an
- *   outbox row, an answer's history). Only recorded events have this phase.
+ *   outbox row, an answer's history, the notifications a change gives people). A handler may
+ *   record events of its own (a notification it wrote): they reach every subscriber like the rest.
+ *   Only recorded events have this phase.
  * - `afterCommit` handlers run once the change is committed: delivery to connected clients, live
  *   documents, re-checking open connections. A failure is logged; the change stands.
  */
 export interface EventSubscriber {
   name: string;
-  inTransaction?: { [T in RecordedEvent['type']]?: (event: EventOf<T>, tx: Database) => Promise<void> };
+  inTransaction?: { [T in RecordedEvent['type']]?: (event: EventOf<T>, tx: Database, record: RecordEvent) => Promise<void> };
   afterCommit?: { [T in DomainEvent['type']]?: (event: EventOf<T>) => void | Promise<void> };
 }
 
-type InTransactionHandler = (event: RecordedEvent, tx: Database) => Promise<void>;
+type InTransactionHandler = (event: RecordedEvent, tx: Database, record: RecordEvent) => Promise<void>;
 type AfterCommitHandler = (event: DomainEvent) => void | Promise<void>;
 
 /**
@@ -52,8 +54,10 @@ export class EventDispatcher implements DomainEvents {
     try {
       result = await this.db.transaction(async (tx) => {
         const value = await work(tx, record);
-        for (const event of recorded) {
-          for (const subscriber of this.subscribers) await (subscriber.inTransaction?.[event.type] as InTransactionHandler | undefined)?.(event, tx);
+        // Events the handlers record join the list, and are handled in their turn.
+        for (let index = 0; index < recorded.length; index++) {
+          const event = recorded[index]!;
+          for (const subscriber of this.subscribers) await (subscriber.inTransaction?.[event.type] as InTransactionHandler | undefined)?.(event, tx, record);
         }
         return value;
       });

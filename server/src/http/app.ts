@@ -26,6 +26,7 @@ import { questionBankAdminRoutes } from '../api/questionBankAdmin/routes.ts';
 import { exportRoutes } from '../api/exports/routes.ts';
 import { auditRoutes } from '../api/audit/routes.ts';
 import { openapiRoutes } from '../api/openapi/routes.ts';
+import { mailRoutes } from '../api/mail/routes.ts';
 
 const JSON_BODY_LIMIT = '1mb';
 
@@ -58,6 +59,7 @@ export function apiRouter(services: Services, identity: Identity, before: Middle
     questionBankAdminRoutes(services),
     exportRoutes(services),
     auditRoutes(services),
+    mailRoutes(services),
     openapiRoutes(api),
   ];
   for (const routes of resources) api.use(routes.routes());

@@ -86,8 +86,10 @@ export const planRules = {
   reviewPlan: rule<PlanSubject>((_actor, { access }) => access.superAdmin, 'Only a Super Admin reviews plans'),
   attestPlan: rule<PlanSubject>((_actor, { access }) => access.principal, 'Only the plan’s principal can attest'),
   commentOnPlan: rule<PlanSubject>((_actor, { access }) => access.superAdmin, 'Only a Super Admin comments on plans'),
-  /** Marking a comment read or fixed: the plan's editors and Super Admins. */
+  /** Marking a thread read, resolving (`fixed`) and reopening it: the plan's editors (the school, on its own plan) and Super Admins. */
   setCommentStatus: rule<PlanSubject>((_actor, { access }) => access.edit || access.superAdmin),
+  /** Replying in a thread, and looking up whom to mention: the reviewers and the plan's editors. */
+  replyToThread: rule<PlanSubject>((_actor, { access }) => access.edit || access.superAdmin, 'Only the plan’s editors and reviewers reply to its threads'),
   /** Sharing with staff: level 4 of the plan's school, or a Super Admin. */
   sharePlan: rule<PlanSubject>(
     (actor, { plan }) => actor.level === LEVEL.superAdmin || (actor.level === LEVEL.principal && actor.schoolName === plan.schoolName),

@@ -1,8 +1,13 @@
-import type { Comment } from '@csp/shared/api/forms';
+import type { Comment, Reply } from '@csp/shared/api/forms';
 import type { Notification } from '@csp/shared/api/notifications';
-import type { CommentRow, NotificationRow } from '../storage/rows.ts';
+import type { CommentReplyRow, NotificationRow, Thread } from '../storage/rows.ts';
 
-export function presentComment(row: CommentRow): Comment {
+function presentReply(row: CommentReplyRow): Reply {
+  return { _id: row.id, body: row.body, authorId: row.authorId, authorName: row.authorName, mentions: row.mentions, createdAt: row.createdAt.toISOString() };
+}
+
+/** A review comment with its thread. */
+export function presentComment({ comment: row, replies }: Thread): Comment {
   return {
     _id: row.id,
     formId: row.formId,
@@ -14,6 +19,10 @@ export function presentComment(row: CommentRow): Comment {
     status: row.status,
     createdAt: row.createdAt.toISOString(),
     updatedAt: row.updatedAt.toISOString(),
+    mentions: row.mentions,
+    replies: replies.map(presentReply),
+    resolvedAt: row.resolvedAt ? row.resolvedAt.toISOString() : null,
+    resolvedByName: row.resolvedByName,
   };
 }
 
@@ -23,6 +32,7 @@ export function presentNotification(row: NotificationRow): Notification {
     formId: row.formId,
     kind: row.kind,
     message: row.message,
+    link: row.link,
     createdAt: row.createdAt.toISOString(),
     readAt: row.readAt ? row.readAt.toISOString() : null,
   };

@@ -11,7 +11,7 @@ import type {
 } from '@csp/shared/api/realtime';
 import type { Step, StepAnswers } from '@csp/shared';
 import type { StepLock } from '../domain/plans/stepLocks.ts';
-import type { CommentRow, NotificationRow } from '../storage/rows.ts';
+import type { NotificationRow, Thread } from '../storage/rows.ts';
 
 export interface AccessScope {
   userIds?: string[];
@@ -30,8 +30,8 @@ export interface RealtimeEvents {
   /** Lock acquired or released (expiry is noticed by the gateway itself). */
   lockChanged(formId: string, state: 'acquired' | 'released', lock: StepLock): void;
   toUser<E extends UserEventName>(userId: string, event: E, payload: UserEventPayloads[E]): void;
-  /** A comment created, read or fixed: to its plan's room, as the API shows comments. */
-  commentChanged(comment: CommentRow): void;
+  /** A thread started, replied to, read, resolved or reopened: to its plan's room, as the API shows comments. */
+  commentChanged(thread: Thread): void;
   /** A notification for its user, as the API shows notifications. */
   notified(notification: NotificationRow): void;
   accessChanged(scope: AccessScope): void;

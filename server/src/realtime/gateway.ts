@@ -129,7 +129,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
       else lockWatcher.unwatch(formId, lock.stepKey);
       toPlan(formId, 'lock', { stepKey: lock.stepKey, state, lockedBy: lock.lockedBy, ...(state === 'acquired' ? { expiresAt: lock.expiresAt } : {}) });
     },
-    commentChanged: (comment) => toPlan(comment.formId, 'comment', { comment: presentComment(comment) }),
+    commentChanged: (thread) => toPlan(thread.comment.formId, 'comment', { comment: presentComment(thread) }),
     notified: (notification) => toUser(notification.userId, 'notification', { notification: presentNotification(notification) }),
     accessChanged: (scope) => {
       runAccessListeners(scope);

@@ -17,6 +17,12 @@ export interface Storage {
 }
 
 const MIGRATION_LOCK = 7_321_001;
+
+/** Rows of a raw query on a database or transaction, whatever the driver's result shape. */
+export async function rowsOf<T>(db: Database, query: ReturnType<typeof sql>): Promise<T[]> {
+  const result = (await db.execute(query)) as unknown as { rows: T[] } | T[];
+  return Array.isArray(result) ? result : result.rows;
+}
 const MIGRATIONS_FOLDER = path.resolve(import.meta.dirname, '../../drizzle');
 
 export interface StorageOptions {

@@ -16,6 +16,7 @@ import {
 } from 'drizzle-orm/pg-core';
 import type { NeedsUpdateFlag, Attestation, TransferRecord, Deadline, DistrictGoal } from '@csp/shared/records';
 import type { QuestionBank, StepAnswers } from '@csp/shared/questionBank';
+import type { MailItemData, MailPreferences } from '@csp/shared/mail';
 
 const bytea = customType<{ data: Uint8Array; driverData: Uint8Array }>({ dataType: () => 'bytea' });
 const id = (name: string) => text(name);
@@ -44,6 +45,8 @@ export const users = pgTable(
     permissions: jsonb('permissions').$type<Record<string, boolean>>().notNull().default({}),
     /** Set at each completed sign-in; null for someone who has never signed in. */
     lastSignedInAt: timestamp('last_signed_in_at', { withTimezone: true, mode: 'date' }),
+    /** How the person gets each kind of e-mail; a kind not named is sent at once. */
+    mailPreferences: jsonb('mail_preferences').$type<MailPreferences>().notNull().default({}),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
@@ -103,10 +106,15 @@ export const schoolYearSettings = pgTable(
     districtGoals: jsonb('district_goals').$type<DistrictGoal[]>().notNull().default([]),
     termStart: text('term_start').notNull(),
     termEnd: text('term_end').notNull(),
+    /** Deadline reminders go out this many days before a section's due date (and once it is overdue). */
+    reminderDaysBefore: integer('reminder_days_before').notNull().default(7),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
-  (t) => [check('school_year_label', sql`${t.schoolYear} ~ '^[0-9]{4}-[0-9]{4}$'`)],
+  (t) => [
+    check('school_year_label', sql`${t.schoolYear} ~ '^[0-9]{4}-[0-9]{4}$'`),
+    check('school_year_reminder_days', sql`${t.reminderDaysBefore} between 0 and 90`),
+  ],
 );
 
 export const plans = pgTable(
@@ -198,11 +206,37 @@ export const comments = pgTable(
     comment: text('comment').notNull(),
     authorId: id('author_id'),
     authorName: text('author_name').notNull(),
+    /** `fixed` is a resolved thread. */
     status: commentStatus('status').notNull().default('open'),
+    /** Ids of the people the comment mentions. */
+    mentions: jsonb('mentions').$type<string[]>().notNull().default([]),
+    resolvedBy: id('resolved_by'),
+    resolvedByName: text('resolved_by_name'),
+    resolvedAt: timestamp('resolved_at', { withTimezone: true, mode: 'date' }),
     createdAt: createdAt(),
     updatedAt: updatedAt(),
   },
   (t) => [index('comments_form_idx').on(t.formId), hexId(t.id, 'comments')],
+);
+
+/** The replies of a comment's thread, oldest first. */
+export const commentReplies = pgTable(
+  'comment_replies',
+  {
+    id: id('id').primaryKey(),
+    commentId: id('comment_id')
+      .notNull()
+      .references(() => comments.id, { onDelete: 'cascade' }),
+    formId: id('form_id')
+      .notNull()
+      .references(() => plans.id, { onDelete: 'cascade' }),
+    body: text('body').notNull(),
+    authorId: id('author_id'),
+    authorName: text('author_name').notNull(),
+    mentions: jsonb('mentions').$type<string[]>().notNull().default([]),
+    createdAt: createdAt(),
+  },
+  (t) => [index('comment_replies_thread_idx').on(t.commentId, t.createdAt), index('comment_replies_form_idx').on(t.formId), hexId(t.id, 'comment_replies')],
 );
 
 export const notifications = pgTable(
@@ -215,6 +249,8 @@ export const notifications = pgTable(
     formId: id('form_id').references(() => plans.id, { onDelete: 'cascade' }),
     kind: text('kind').notNull(),
     message: text('message').notNull(),
+    /** Where the notification leads in the web app (a path), e.g. the commented question. */
+    link: text('link'),
     createdAt: createdAt(),
     readAt: timestamp('read_at', { withTimezone: true, mode: 'date' }),
   },
@@ -251,6 +287,101 @@ export const clientErrors = pgTable('client_errors', {
   userAgent: text('user_agent'),
   ip: text('ip'),
   createdAt: createdAt(),
+});
+
+export const mailItemState = pgEnum('mail_item_state', ['pending', 'composed', 'skipped']);
+export const mailMessageStatus = pgEnum('mail_message_status', ['queued', 'sending', 'sent', 'kept', 'failed', 'in_doubt']);
+
+/**
+ * What should reach one person by e-mail because of one event, written in the event's own
+ * transaction. `key` names the event and the recipient, so an event never mails a person twice.
+ * Pending items become messages: at once, in the person's daily digest, or not at all (`skipped`).
+ */
+export const mailOutbox = pgTable(
+  'mail_outbox',
+  {
+    id: id('id').primaryKey(),
+    key: text('key').notNull(),
+    userId: id('user_id')
+      .notNull()
+      .references(() => users.id, { onDelete: 'cascade' }),
+    /** The preference kind (comments, mentions, ...). */
+    kind: text('kind').notNull(),
+    /** What happened: the data of one line of mail (names and links, never answers). */
+    data: jsonb('data').$type<MailItemData>().notNull(),
+    state: mailItemState('state').notNull().default('pending'),
+    messageId: id('message_id').references(() => mailMessages.id, { onDelete: 'set null' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('mail_outbox_key_unique').on(t.key),
+    index('mail_outbox_pending_idx')
+      .on(t.createdAt)
+      .where(sql`${t.state} = 'pending'`),
+    index('mail_outbox_user_idx').on(t.userId, t.state),
+    hexId(t.id, 'mail_outbox'),
+  ],
+);
+
+/**
+ * One e-mail as it is sent: rendered once, then claimed by one sender at a time (a lease), so
+ * several processes never send it twice. `key` is its idempotency key (an outbox item, or a
+ * person's digest of one day) and its Message-ID derives from its id.
+ */
+export const mailMessages = pgTable(
+  'mail_messages',
+  {
+    id: id('id').primaryKey(),
+    key: text('key').notNull(),
+    userId: id('user_id').references(() => users.id, { onDelete: 'set null' }),
+    toAddress: text('to_address').notNull(),
+    subject: text('subject').notNull(),
+    text: text('text').notNull(),
+    html: text('html').notNull(),
+    headers: jsonb('headers').$type<Record<string, string>>().notNull().default({}),
+    status: mailMessageStatus('status').notNull().default('queued'),
+    attempts: integer('attempts').notNull().default(0),
+    /** When a sender last handed it to the SMTP server: what the per-minute bound counts. */
+    lastAttemptAt: timestamp('last_attempt_at', { withTimezone: true, mode: 'date' }),
+    nextAttemptAt: timestamp('next_attempt_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    /** The sender holding the message while it talks to the SMTP server, and until when. */
+    leaseOwner: text('lease_owner'),
+    leaseUntil: timestamp('lease_until', { withTimezone: true, mode: 'date' }),
+    lastError: text('last_error'),
+    sentAt: timestamp('sent_at', { withTimezone: true, mode: 'date' }),
+    createdAt: createdAt(),
+  },
+  (t) => [
+    uniqueIndex('mail_messages_key_unique').on(t.key),
+    index('mail_messages_due_idx')
+      .on(t.nextAttemptAt)
+      .where(sql`${t.status} = 'queued'`),
+    index('mail_messages_status_idx').on(t.status, t.sentAt),
+    index('mail_messages_attempt_idx').on(t.lastAttemptAt),
+    index('mail_messages_created_idx').on(t.createdAt),
+    hexId(t.id, 'mail_messages'),
+  ],
+);
+
+/** Deadline reminders already given: one per plan, step, due date and moment (before, overdue). */
+export const deadlineReminders = pgTable(
+  'deadline_reminders',
+  {
+    formId: id('form_id')
+      .notNull()
+      .references(() => plans.id, { onDelete: 'cascade' }),
+    stepKey: text('step_key').notNull(),
+    dueDate: text('due_date').notNull(),
+    moment: text('moment').$type<'before' | 'overdue'>().notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [primaryKey({ columns: [t.formId, t.stepKey, t.dueDate, t.moment] })],
+);
+
+/** The district's daily mail run (reminders and digests): one row per day, taken by one process. */
+export const dailyMailRuns = pgTable('daily_mail_runs', {
+  day: text('day').primaryKey(),
+  startedAt: createdAt(),
 });
 
 /** Y.js state of one collaborative step document (`plan:<formId>:step:<stepKey>`). */

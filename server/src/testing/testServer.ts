@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { loadConfig } from '../config.ts';
 import { createLogger } from '../logger.ts';
-import { startServer, type RunningServer } from '../server.ts';
+import { startServer, type RunningServer, type StartOptions } from '../server.ts';
 import { createTestDatabase } from './testDatabase.ts';
 
 export interface TestServer extends RunningServer {
@@ -13,7 +13,7 @@ export interface TestServer extends RunningServer {
  * A real server on an ephemeral port: embedded PGlite by default, or a fresh database on
  * DATABASE_URL's PostgreSQL, and REDIS_URL's Redis (under a key prefix of its own) when set.
  */
-export async function startTestServer(env: Record<string, string> = {}): Promise<TestServer> {
+export async function startTestServer(env: Record<string, string> = {}, options: StartOptions = {}): Promise<TestServer> {
   const database = await createTestDatabase();
   const merged: Record<string, string> = {
     NODE_ENV: 'test',
@@ -28,7 +28,7 @@ export async function startTestServer(env: Record<string, string> = {}): Promise
     ...env,
   };
   const config = loadConfig(merged);
-  const running = await startServer(config, createLogger(config.logLevel));
+  const running = await startServer(config, createLogger(config.logLevel), options);
   // The app's own links (sign-in redirects) must point at the ephemeral port.
   return {
     ...running,

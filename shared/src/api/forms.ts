@@ -62,11 +62,25 @@ export const attestSchema = z.strictObject({ name: z.string().trim().min(1).max(
 
 export const reviewFlagSchema = z.strictObject({ questionId: questionIdSchema, stepKey: stepKeySchema.optional() });
 
+/** People a comment or reply mentions, by id (the text says "@Name"); each must be able to read the plan. */
+const mentionsSchema = z.array(idSchema).max(20);
+
+/** A review comment starts a thread anchored to a question, a step (without `questionId`) or the whole plan. */
 export const createCommentSchema = z.strictObject({
   comment: z.string().trim().min(1).max(5000),
   stepKey: stepKeySchema.optional(),
   questionId: questionIdSchema.optional(),
+  mentions: mentionsSchema.optional(),
 });
+
+/** POST /api/forms/:id/comments/:commentId/replies */
+export const createReplySchema = z.strictObject({ body: z.string().trim().min(1).max(5000), mentions: mentionsSchema.optional() });
+
+/** GET /api/forms/:id/comments: open threads, resolved ones, or both. */
+export const threadListQuerySchema = z.object({ status: z.enum(['open', 'resolved', 'all']).default('all') });
+
+/** GET /api/forms/:id/mentions: people who can read the plan, whose name or e-mail starts with `q`. */
+export const mentionQuerySchema = z.object({ q: z.string().trim().max(100).default('') });
 
 export const commentActionSchema = z.strictObject({ action: z.enum(['read', 'fixed']) });
 
@@ -159,7 +173,19 @@ export const userPermissionSchema = z.object({
 });
 export type UserPermission = z.infer<typeof userPermissionSchema>;
 
+export const replySchema = z.object({
+  _id: z.string(),
+  body: z.string(),
+  authorId: z.string().nullable(),
+  authorName: z.string(),
+  mentions: z.array(z.string()),
+  createdAt: z.string(),
+});
+export type Reply = z.infer<typeof replySchema>;
+
+/** `fixed` is a resolved thread; `open` and `read` are open ones. */
 export const COMMENT_STATUSES = ['open', 'read', 'fixed'] as const;
+/** A review comment and its thread: the replies, oldest first, and who resolved it. */
 export const commentSchema = z.object({
   _id: z.string(),
   formId: z.string(),
@@ -171,8 +197,16 @@ export const commentSchema = z.object({
   status: z.enum(COMMENT_STATUSES),
   createdAt: z.string(),
   updatedAt: z.string(),
+  mentions: z.array(z.string()),
+  replies: z.array(replySchema),
+  resolvedAt: z.string().nullable(),
+  resolvedByName: z.string().nullable(),
 });
 export type Comment = z.infer<typeof commentSchema>;
+export const threadListSchema = z.object({ threads: z.array(commentSchema) });
+export type ThreadList = z.infer<typeof threadListSchema>;
+export const mentionListSchema = z.object({ people: z.array(z.object({ _id: z.string(), name: z.string(), email: z.string() })) });
+export type MentionList = z.infer<typeof mentionListSchema>;
 
 export const planShareSchema = z.object({
   userId: z.string(),

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { mailHealthSchema } from '../mail.ts';
 
 const probeSchema = z.enum(['ok', 'error']);
 
@@ -49,5 +50,7 @@ export const adminHealthSchema = healthSchema.extend({
   version: z.string().optional(),
   realtime: realtimeHealthSchema.optional(),
   collaboration: collaborationHealthSchema.optional(),
+  /** Outbound e-mail: the queue, the last day's sending, failures. */
+  mail: mailHealthSchema.optional(),
 });
 export type AdminHealth = z.infer<typeof adminHealthSchema>;

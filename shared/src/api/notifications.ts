@@ -8,6 +8,8 @@ export const notificationSchema = z.object({
   formId: z.string().nullable(),
   kind: z.string(),
   message: z.string(),
+  /** Where it happened in the web app (a path), when it happened somewhere. */
+  link: z.string().nullable(),
   createdAt: z.string(),
   readAt: z.string().nullable(),
 });

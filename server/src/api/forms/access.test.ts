@@ -188,8 +188,8 @@ const LISTED: Record<Exclude<Caller, 'none'>, Listed[]> = {
   preview: ['plan', 'harborPrevious', 'harborCurrent'],
 };
 
-/** Who received a notification about the shared plan's review comment: its owner and its principal. */
-const NOTIFIED: Caller[] = ['owner', 'H4'];
+/** Who received a notification about the shared plan's review comment (on the whole plan): its editors. */
+const NOTIFIED: Caller[] = ['owner', 'H4', 'edit', 'section', 'email'];
 
 // ── fixtures ────────────────────────────────────────────────────────────────────────────────────
 
@@ -683,8 +683,8 @@ describe('plan routes access matrix', () => {
         const response = await client.get('/api/notifications');
         expectStatus(response);
         if (status !== OK) return;
-        const aboutPlan = response.body.notifications.filter((n: { formId: string }) => n.formId === plan.id);
-        expect(aboutPlan.length > 0, `${caller} has a notification about the plan`).toBe(NOTIFIED.includes(caller));
+        const aboutComment = response.body.notifications.filter((n: { formId: string; kind: string }) => n.formId === plan.id && n.kind === 'comment');
+        expect(aboutComment.length > 0, `${caller} has a notification about the plan's comment`).toBe(NOTIFIED.includes(caller));
         return;
       }
 

@@ -2,43 +2,50 @@ import type { DomainServices } from '../domainServices.ts';
 import { comments } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
-import type { CommentRow } from '../../storage/rows.ts';
+import type { Thread } from '../../storage/rows.ts';
 import { authorize } from '../../policy/index.ts';
+import { anchorOf } from './threadAnchor.ts';
+import { mentionedPeople } from './mentions.ts';
 
-/** A Super Admin's review comment; the plan's owner and principal get a ping. */
+/**
+ * A Super Admin's review comment: the start of a thread at a question, a step or the whole plan.
+ * Who hears of it (the step's editors; the people mentioned, as a mention) is the notifications
+ * subscriber's business (notifications/planNotifications.ts).
+ */
 export async function createComment(
   services: DomainServices,
   caller: Caller,
   context: PlanContext,
-  input: { comment: string; stepKey?: string | undefined; questionId?: string | undefined },
-): Promise<CommentRow> {
+  input: { comment: string; stepKey?: string | undefined; questionId?: string | undefined; mentions?: string[] | undefined },
+): Promise<Thread> {
   authorize(caller.auth.actor, 'commentOnPlan', context);
   authorize(context.actor, 'writePlan', context);
   const actor = caller.auth.actor;
+  const anchor = anchorOf(await services.banks.resolve(context.plan.questionBankVersion), input.stepKey, input.questionId);
+  const mentioned = await mentionedPeople(services.storage.db, context, input.mentions ?? [], anchor.stepKey);
   return services.events.transaction(async (tx, record) => {
     const [comment] = await tx
       .insert(comments)
       .values({
         id: newId(),
         formId: context.plan.id,
-        stepKey: input.stepKey ?? null,
-        questionId: input.questionId ?? null,
+        stepKey: anchor.stepKey,
+        questionId: anchor.questionId,
         comment: input.comment,
         authorId: actor.id,
         authorName: actor.name,
+        mentions: mentioned.map((person) => person.id),
       })
       .returning();
     await recordAudit(tx, caller, {
       action: 'comment.create',
       targetType: 'plan',
       targetId: context.plan.id,
-      summary: { commentId: comment!.id, stepKey: input.stepKey ?? null },
+      summary: { commentId: comment!.id, stepKey: anchor.stepKey, questionId: anchor.questionId },
     });
-    record({ type: 'comment.created', comment: comment! });
-    const where = input.stepKey ? ` on ${input.stepKey}` : '';
-    await notifyPlanPeople(tx, record, context.plan, 'comment', `New review comment${where} for ${context.plan.schoolName} ${context.plan.schoolYear}`);
-    return comment!;
+    const thread = { comment: comment!, replies: [] };
+    record({ type: 'comment.created', thread });
+    return thread;
   });
 }

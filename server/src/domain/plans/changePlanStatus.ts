@@ -4,7 +4,6 @@ import type { DomainServices } from '../domainServices.ts';
 import { plans } from '../../storage/schema.ts';
 import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { notifyPlanPeople } from '../notifications/notifyPlanPeople.ts';
 import type { PlanContext } from './loadPlan.ts';
 import type { PlanRow } from '../../storage/rows.ts';
 import { authorize } from '../../policy/index.ts';
@@ -59,11 +58,9 @@ export async function changePlanStatus(services: DomainServices, caller: Caller,
       targetId: plan.id,
       summary: { before: { status: from }, after: { status: to } },
     });
-    record({ type: 'plan.statusChanged', plan: updated!, from, to, action: change.action, comment: change.comment });
-    if (change.action === 'review') {
-      const message = `${plan.schoolName} ${plan.schoolYear}: plan ${to.replace('_', ' ')}${change.comment ? ` — ${change.comment}` : ''}`;
-      await notifyPlanPeople(tx, record, updated!, 'review', message);
-    }
+    // Who hears of it, in the app and by e-mail: notifications/planNotifications.ts.
+    const by = { id: caller.auth.actor.id, name: caller.auth.actor.name };
+    record({ type: 'plan.statusChanged', plan: updated!, from, to, action: change.action, comment: change.comment, by });
     return updated!;
   });
 }

@@ -1,22 +1,19 @@
-import { and, asc, eq, ne } from 'drizzle-orm';
+import { eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
-import { comments, planSteps, users } from '../../storage/schema.ts';
+import { planSteps, users } from '../../storage/schema.ts';
 import { can } from '../../policy/index.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
 import { listPlanShares } from '../sharing/listPlanShares.ts';
 import type { PlanContext } from './loadPlan.ts';
+import { loadThreads } from '../comments/threads.ts';
 
-/** Everything the full plan shows: the steps the caller may read, every step's completion, collaborators, active comments. */
+/** Everything the full plan shows: the steps the caller may read, every step's completion, collaborators, open threads the caller may read. */
 export async function loadFullPlan({ storage, banks }: Services, context: PlanContext) {
   const { plan, actor } = context;
   const db = storage.db;
   const [steps, activeComments, shares, [owner], bank] = await Promise.all([
     db.select().from(planSteps).where(eq(planSteps.formId, plan.id)),
-    db
-      .select()
-      .from(comments)
-      .where(and(eq(comments.formId, plan.id), ne(comments.status, 'fixed')))
-      .orderBy(asc(comments.createdAt)),
+    loadThreads(db, context, 'open'),
     listPlanShares(db, plan.id),
     plan.userId ? db.select({ _id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, plan.userId)) : Promise.resolve([]),
     banks.resolve(plan.questionBankVersion),

@@ -1,11 +1,11 @@
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import type { Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
 import { authorize } from '../../policy/index.ts';
 import { writePlanAccess } from './writePlanAccess.ts';
 
 /** The Super Admin's e-mail share (the route's guard): replaces the plan's `sharedWithEmails`. */
-export async function setEmailShares(services: Services, caller: Caller, context: PlanContext, emails: string[]): Promise<string[]> {
+export async function setEmailShares(services: DomainServices, caller: Caller, context: PlanContext, emails: string[]): Promise<string[]> {
   authorize(context.actor, 'writePlan', context);
   const sharedWithEmails = [...new Set(emails)];
   await writePlanAccess(services, caller, context, {
@@ -13,6 +13,13 @@ export async function setEmailShares(services: Services, caller: Caller, context
     action: 'plan.email-share',
     before: context.plan.sharedWithEmails,
     after: sharedWithEmails,
+    event: {
+      type: 'plan.emailSharesSet',
+      formId: context.plan.id,
+      emails: sharedWithEmails,
+      added: sharedWithEmails.filter((email) => !context.plan.sharedWithEmails.includes(email)),
+      by: { id: caller.auth.actor.id, name: caller.auth.actor.name },
+    },
   });
   return sharedWithEmails;
 }

@@ -1,14 +1,15 @@
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import type { Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
 import { writePlanAccess } from './writePlanAccess.ts';
 
 /** Super Admin (the route's guard): makes one plan of an archived year editable (`live: true`) or read-only again. */
-export async function setLiveOverride(services: Services, caller: Caller, context: PlanContext, live: boolean): Promise<void> {
+export async function setLiveOverride(services: DomainServices, caller: Caller, context: PlanContext, live: boolean): Promise<void> {
   await writePlanAccess(services, caller, context, {
     set: { allowEditsWhenArchived: live },
     action: 'plan.live-override',
     before: context.plan.allowEditsWhenArchived,
     after: live,
+    event: { type: 'plan.liveOverrideSet', formId: context.plan.id, live },
   });
 }

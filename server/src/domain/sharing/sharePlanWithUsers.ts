@@ -1,5 +1,5 @@
 import { inArray } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { planShares, users } from '../../storage/schema.ts';
 import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
@@ -9,7 +9,7 @@ import { authorize } from '../../policy/index.ts';
 
 /** Shares (or re-shares) a plan with users: `view` or `edit`, limited to `sections` (empty: every step). */
 export async function sharePlanWithUsers(
-  services: Services,
+  services: DomainServices,
   caller: Caller,
   context: PlanContext,
   input: { userIds: string[]; permissions: 'view' | 'edit'; sections: string[] },
@@ -24,7 +24,7 @@ export async function sharePlanWithUsers(
   const missing = ids.filter((id) => !found.some((user) => user.id === id));
   if (missing.length) throw invalidInput(`Unknown users: ${missing.join(', ')}`);
 
-  await services.storage.db.transaction(async (tx) => {
+  await services.events.transaction(async (tx, record) => {
     await tx
       .insert(planShares)
       .values(
@@ -40,7 +40,8 @@ export async function sharePlanWithUsers(
       targetId: context.plan.id,
       summary: { userIds: ids, permissions: input.permissions, sections: input.sections },
     });
+    const by = { id: caller.auth.actor.id, name: caller.auth.actor.name };
+    record({ type: 'plan.sharedWithUsers', formId: context.plan.id, userIds: ids, permission: input.permissions, sections: input.sections, by });
   });
-  services.realtime.accessChanged({ formId: context.plan.id });
   return ids;
 }

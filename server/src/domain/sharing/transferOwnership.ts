@@ -1,6 +1,6 @@
 import { and, eq } from 'drizzle-orm';
 import { LEVEL, type TransferRecord } from '@csp/shared';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { plans, users } from '../../storage/schema.ts';
 import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
@@ -9,7 +9,7 @@ import type { PlanRow } from '../../storage/rows.ts';
 import { authorize } from '../../policy/index.ts';
 
 /** Principals who can receive a plan: active, level 4, not demo users. */
-export function transferCandidates({ storage }: Services) {
+export function transferCandidates({ storage }: Pick<DomainServices, 'storage'>) {
   return storage.db
     .select({ _id: users.id, name: users.name, email: users.email, schoolName: users.schoolName })
     .from(users)
@@ -18,7 +18,7 @@ export function transferCandidates({ storage }: Services) {
 }
 
 /** Super Admin (the route's guard): a new owner (an active principal) takes the plan; owner and principal fields follow, history grows. */
-export async function transferOwnership(services: Services, caller: Caller, context: PlanContext, newOwnerEmail: string): Promise<PlanRow> {
+export async function transferOwnership(services: DomainServices, caller: Caller, context: PlanContext, newOwnerEmail: string): Promise<PlanRow> {
   authorize(context.actor, 'writePlan', context);
   const db = services.storage.db;
   const [newOwner] = await db.select().from(users).where(eq(users.email, newOwnerEmail)).limit(1);
@@ -35,7 +35,7 @@ export async function transferOwnership(services: Services, caller: Caller, cont
     transferredBy: caller.auth.actor.email,
     transferredAt: new Date().toISOString(),
   };
-  const transferred = await db.transaction(async (tx) => {
+  return services.events.transaction(async (tx, recordEvent) => {
     const [updated] = await tx
       .update(plans)
       .set({ userId: newOwner.id, principalEmail: newOwner.email, transferHistory: [...plan.transferHistory, record], updatedAt: new Date() })
@@ -50,8 +50,7 @@ export async function transferOwnership(services: Services, caller: Caller, cont
         after: { ownerEmail: newOwner.email, principalEmail: newOwner.email },
       },
     });
+    recordEvent({ type: 'plan.ownershipTransferred', formId: plan.id, transfer: record, by: { id: caller.auth.actor.id, name: caller.auth.actor.name } });
     return updated!;
   });
-  services.realtime.accessChanged({ formId: plan.id });
-  return transferred;
 }

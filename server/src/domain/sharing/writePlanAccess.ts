@@ -1,5 +1,6 @@
 import { eq } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
+import type { RecordedEvent } from '../events.ts';
 import { plans } from '../../storage/schema.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
@@ -9,14 +10,13 @@ export interface PlanAccessChange {
   action: string;
   before: unknown;
   after: unknown;
+  /** What happened, recorded with the change (the plan's open connections are then checked again). */
+  event: RecordedEvent;
 }
 
-/**
- * Writes plan columns that decide who may do what, with their audit record, in one transaction;
- * then the plan's open connections are checked again on every process.
- */
-export async function writePlanAccess(services: Services, caller: Caller, context: PlanContext, change: PlanAccessChange): Promise<void> {
-  await services.storage.db.transaction(async (tx) => {
+/** Writes plan columns that decide who may do what, with their audit record and event, in one transaction. */
+export async function writePlanAccess(services: DomainServices, caller: Caller, context: PlanContext, change: PlanAccessChange): Promise<void> {
+  await services.events.transaction(async (tx, record) => {
     await tx
       .update(plans)
       .set({ ...change.set, updatedAt: new Date() })
@@ -27,6 +27,6 @@ export async function writePlanAccess(services: Services, caller: Caller, contex
       targetId: context.plan.id,
       summary: { before: change.before, after: change.after },
     });
+    record(change.event);
   });
-  services.realtime.accessChanged({ formId: context.plan.id });
 }

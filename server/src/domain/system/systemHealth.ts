@@ -2,6 +2,7 @@ import { sql } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
 import { appVersion } from './appVersion.ts';
 import { liveServerHealth } from './liveServerHealth.ts';
+import { mailHealth } from '../mail/mailHealth.ts';
 
 async function probe(check: () => Promise<void>): Promise<'ok' | 'error'> {
   try {
@@ -48,6 +49,7 @@ export async function systemHealth(services: Services) {
     migrations: migrations.map((m) => ({ hash: m.hash, generatedAt: new Date(Number(m.created_at)).toISOString() })),
     process: { pid: process.pid, uptimeSeconds: Math.round(process.uptime()), rssBytes: process.memoryUsage().rss, node: process.version },
     ...liveServerHealth(services, redis),
+    mail: await mailHealth(storage.db, services.config.mail),
     ...(appVersion() ? { version: appVersion() } : {}),
   };
 }
