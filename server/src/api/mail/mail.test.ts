@@ -139,11 +139,14 @@ describe('preferences', () => {
       expect((await admin.put(planPath(formId), { action: 'review', status: 'under_review' })).status).toBe(200);
       expect((await admin.put(planPath(formId), { action: 'review', status: 'approved' })).status).toBe(200);
     }
+    // Before the next daily hour (or after today's, for events that came after it): nothing yet.
     await turn();
     expect(mailTo(PRINCIPAL_HARBOR, from), 'nothing before the daily hour').toHaveLength(0);
 
+    // The next daily hour (23:00 UTC) after these events, whatever time it is now.
     const dailyAt = new Date(now());
     dailyAt.setUTCHours(23, 0, 30, 0);
+    if (dailyAt <= now()) dailyAt.setUTCDate(dailyAt.getUTCDate() + 1);
     offsetMs += dailyAt.getTime() - now().getTime();
     await turn();
     await turn();
