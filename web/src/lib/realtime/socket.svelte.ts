@@ -16,6 +16,8 @@ class RealtimeConnection {
   private readonly joined = new Map<string, string | null>();
   /** Plans whose events this tab follows without being present (a dashboard). */
   private readonly watched = new Set<string>();
+  /** Called each time the gateway accepts this tab on a plan: first, and again after every reconnect. */
+  private readonly joinedListeners = new Map<string, Set<() => void>>();
 
   private connect(): Socket {
     if (this.socket) return this.socket;
@@ -47,6 +49,18 @@ class RealtimeConnection {
     this.joined.set(formId, stepKey);
     this.connect();
     return this.emitJoin(formId, stepKey);
+  }
+
+  /**
+   * Runs `listener` each time the gateway accepts this tab on the plan (after a reconnect too):
+   * what was missed while disconnected is read again then. Returns the unsubscribe.
+   */
+  onJoined(formId: string, listener: () => void): () => void {
+    // Listeners only, never rendered: a plain Set on purpose.
+    // eslint-disable-next-line svelte/prefer-svelte-reactivity
+    const listeners = this.joinedListeners.get(formId) ?? new Set();
+    this.joinedListeners.set(formId, listeners.add(listener));
+    return () => void listeners.delete(listener);
   }
 
   /** Moves this tab's presence to another step of a joined plan. */
@@ -82,6 +96,7 @@ class RealtimeConnection {
     try {
       const payload = watch ? { formId, watch: true } : { formId, stepKey };
       const ack = joinAckSchema.safeParse(await socket.timeout(10_000).emitWithAck('plan:join', payload));
+      if (ack.success && ack.data.ok && !watch) for (const listener of this.joinedListeners.get(formId) ?? []) listener();
       return ack.success ? ack.data : { ok: false, error: 'Unexpected answer' };
     } catch {
       return { ok: false, error: 'No answer from the server' };

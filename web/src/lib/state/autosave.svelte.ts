@@ -48,6 +48,8 @@ export class StepAutosave {
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   readonly #invalid = new Set<string>();
   #failures = 0;
+  /** A save of this step went through since it opened: the step lock may be this person's. */
+  #savedOnce = false;
 
   constructor(options: AutosaveOptions) {
     this.#options = options;
@@ -120,6 +122,7 @@ export class StepAutosave {
     try {
       const response = await api.saveStep(plan.id, stepNumber, { data: dirty, mergeStrategy: 'last-write-wins' });
       plan.applySaved(response);
+      this.#savedOnce = true;
       this.#failures = 0;
       // Typed during the save, or merged in from others: the next save follows.
       if (!this.#closed && Object.keys(this.dirty()).length > 0) {
@@ -196,8 +199,10 @@ export class StepAutosave {
   /**
    * Leaving the step: stops at once (no timer fires later), lets a save in flight finish, then saves
    * what the final snapshot of the document holds that the record does not (when it was live).
+   * Resolves with whether any save of the step went through while it was open (then the step lock
+   * may be this person's, taken perhaps by that last save).
    */
-  async close(finalAnswers: StepAnswers, wasLive: boolean): Promise<void> {
+  async close(finalAnswers: StepAnswers, wasLive: boolean): Promise<boolean> {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
@@ -205,5 +210,6 @@ export class StepAutosave {
     window.removeEventListener('online', this.#onOnline);
     await this.#inFlight?.catch(() => {});
     if (wasLive && Object.keys(this.dirty(finalAnswers)).length > 0) await this.#save(finalAnswers).catch(() => {});
+    return this.#savedOnce;
   }
 }

@@ -25,7 +25,7 @@ export interface PlanStepView {
   flags: NeedsUpdateFlag[];
   /** Required questions a person can see and has not answered yet. */
   unanswered: Question[];
-  /** The step lock when someone else holds it. */
+  /** The step lock when someone else holds it and is on the step now ("being edited"). */
   lockedByOther: StepLock | null;
   dueDate: string | null;
 }
@@ -87,12 +87,17 @@ export class PlanState {
       realtime.on('step:saved', stepSavedEventSchema, ({ formId, stepKey, revisionCount }) => {
         if (mine(formId) && (this.stored[stepKey]?.revisionCount ?? -1) < revisionCount) this.scheduleRefresh(stepKey);
       }),
+      // Lock events missed while the socket was away (a laptop asleep) would leave stale notices: read them again.
+      realtime.onJoined(plan._id, () => void this.readLocks()),
     );
   }
 
-  /** Joins the plan's room, then reads the locks (events keep them current from then on). */
+  /** Joins the plan's room; each accepted join reads the locks (events keep them current from then on). */
   async connect(stepKey: string | null): Promise<void> {
     await realtime.join(this.plan._id, stepKey);
+  }
+
+  private async readLocks(): Promise<void> {
     if (!this.plan.userPermission.canSeePresence) return;
     const { locks } = await api.locks(this.plan._id).catch(() => ({ locks: [] }));
     this.locks = Object.fromEntries(locks.map((lock) => [lock.stepKey, lock]));
@@ -136,7 +141,7 @@ export class PlanState {
         canEdit: permission.canEdit && (permission.sections === null || permission.sections.includes(step.key)),
         flags: this.plan.needsUpdate.filter((flag) => flag.stepKey === step.key),
         unanswered: stored ? unansweredRequired(step, stored.data) : [],
-        lockedByOther: lock && lock.lockedBy.userId !== this.me ? lock : null,
+        lockedByOther: lock && lock.lockedBy.userId !== this.me && this.presence.isOn(lock.lockedBy.userId, step.key) ? lock : null,
         dueDate: this.deadlines.find((deadline) => deadline.stepKey === step.key)?.dueDate ?? null,
       };
     }),

@@ -47,6 +47,11 @@ export class PresenceState {
     return this.editors.filter((editor) => editor.stepKey === stepKey);
   }
 
+  /** Whether the person is on that step now. */
+  isOn(userId: string, stepKey: string): boolean {
+    return this.editors.some((editor) => editor.userId === userId && editor.stepKey === stepKey);
+  }
+
   destroy(): void {
     this.stop();
   }

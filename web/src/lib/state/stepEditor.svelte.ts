@@ -197,13 +197,14 @@ export class StepEditor {
   /**
    * Closes the document at once (so the same step can open again straight away; its socket stays
    * open for the plan's other steps), then saves what its last state holds that the record lacks.
+   * Resolves with whether any save of the step went through while it was open.
    */
-  async close(): Promise<void> {
+  async close(): Promise<boolean> {
     for (const cleanup of this.#cleanups) cleanup();
     this.focus(null);
     const finalAnswers = readAnswers(this.document.doc);
     const wasLive = this.live === 'live';
     this.document.destroy();
-    await this.autosave.close(finalAnswers, wasLive);
+    return this.autosave.close(finalAnswers, wasLive);
   }
 }
