@@ -19,6 +19,8 @@ export default defineConfig({
           // Whole server processes, browsers and client fleets: after the unit suites, one file at a time.
           sequence: { groupOrder: 1 },
           fileParallelism: false,
+          // Browser tests fail on any Content-Security-Policy violation a page reported (tests/support/policyProblems.ts).
+          setupFiles: ['tests/support/setup.ts'],
           exclude: ['tests/bench/**', '**/node_modules/**'],
           testTimeout: 60_000,
           hookTimeout: 120_000,

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Browser } from 'playwright-core';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
 import { expectAccessible, launchBrowser, newContext } from './support/browser.ts';
+import { takePolicyProblems } from './support/policyProblems.ts';
 
 /**
  * The built web app in Debian's Chromium against a real server: the public overview, then sign-in
@@ -106,6 +107,47 @@ describe('web app in a real browser', () => {
       await expect(page.getByRole('alert').innerText(), reason).resolves.toMatch(words);
       await expect(page.getByRole('link', { name: 'Sign in' }).first().isVisible()).resolves.toBe(true);
     }
+    await context.close();
+  });
+});
+
+describe('the security policy in the browser', () => {
+  it('runs the app with only its own scripts: an injected inline script is refused, and the console says so', async () => {
+    const context = await newContext(browser);
+    const page = await context.newPage();
+    await page.goto(server.url);
+    await page.getByRole('heading', { name: 'District overview' }).waitFor();
+    const injectedRan = await page.evaluate(() => {
+      const injected = document.createElement('script');
+      injected.textContent = 'window.injectedRan = true';
+      document.body.append(injected);
+      return 'injectedRan' in window;
+    });
+    expect(injectedRan).toBe(false);
+    // The collector every browser test relies on saw the refusal (which is not this test's failure).
+    await expect.poll(() => takePolicyProblems().join('\n')).toMatch(/Refused to execute inline script/);
+    await context.close();
+  });
+
+  it('cannot be framed by a page of another origin, while that origin frames its own pages', async () => {
+    const context = await newContext(browser);
+    // A site elsewhere, served by the browser's own request routing.
+    await context.route('http://elsewhere.test/**', (route) =>
+      route.fulfill({
+        contentType: 'text/html',
+        body:
+          new URL(route.request().url()).pathname === '/own'
+            ? '<!doctype html><title>Own</title><h1>Its own page</h1>'
+            : `<!doctype html><title>Framing</title><iframe title="own" src="/own"></iframe><iframe title="app" src="${server.url}/login"></iframe>`,
+      }),
+    );
+    const page = await context.newPage();
+    await page.goto('http://elsewhere.test/');
+    await page.frameLocator('iframe[title="own"]').getByRole('heading', { name: 'Its own page' }).waitFor();
+    // The browser put its error page in the app's frame: nothing of the app is there.
+    await expect.poll(() => page.frames().map((frame) => frame.url())).toContain('chrome-error://chromewebdata/');
+    expect(page.frames().some((frame) => frame.url().includes(new URL(server.url).host))).toBe(false);
+    expect(await page.frameLocator('iframe[title="app"]').getByRole('link', { name: 'Sign in' }).count()).toBe(0);
     await context.close();
   });
 });

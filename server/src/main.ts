@@ -13,7 +13,7 @@ try {
   process.exit(1);
 }
 
-const logger = createLogger(config.logLevel);
+const logger = createLogger(config.logLevel, { isProduction: config.isProduction });
 // A rejection nobody handled is a bug to fix where it starts, but one request or event must not
 // end the process for everyone: it is logged loudly and the process goes on. A thrown exception
 // may have left state half-changed, so that still ends the process (after logging).

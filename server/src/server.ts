@@ -6,6 +6,8 @@ import { createLogger, type Logger } from './logger.ts';
 import { openStorage, type Storage } from './storage/database.ts';
 import { openKeyValueStore, type KeyValueStore } from './kv/index.ts';
 import { createHttpApp, type Identity } from './http/app.ts';
+import { applySecurityHeaders, refuseUpgrade, securityHeaders } from './http/securityHeaders.ts';
+import { shellScriptHashes } from './http/static.ts';
 import { RateLimits } from './http/rateLimits.ts';
 import { OidcClient } from './auth/oidcClient.ts';
 import { devIdentityProvider } from './auth/devIdentityProvider.ts';
@@ -21,6 +23,7 @@ import { EventDispatcher } from './events/dispatcher.ts';
 import { realtimeFanOut } from './realtime/fanOut.ts';
 import { accessRevalidation } from './realtime/accessRevalidation.ts';
 import { liveDocumentUpdates } from './collab/liveDocumentUpdates.ts';
+import { isAllowedOrigin } from './realtime/origin.ts';
 import type { BaseServices, Services } from './services.ts';
 import { MailSender, type MailSenderOptions } from './mail/mailSender.ts';
 import { planNotifications } from './domain/notifications/planNotifications.ts';
@@ -38,6 +41,7 @@ export interface RunningServer {
   stop(): Promise<void>;
 }
 
+type UpgradeListener = (request: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
 const pathOf = (request: http.IncomingMessage) => (request.url ?? '/').split('?')[0]!;
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
@@ -89,7 +93,11 @@ export interface StartOptions {
  * Wires storage, the shared store, the HTTP app, the realtime gateway (/realtime) and the
  * collaboration server (/collab) on one HTTP server; `stop` drains and closes them in order.
  */
-export async function startServer(baseConfig: Config, logger: Logger = createLogger(baseConfig.logLevel), options: StartOptions = {}): Promise<RunningServer> {
+export async function startServer(
+  baseConfig: Config,
+  logger: Logger = createLogger(baseConfig.logLevel, { isProduction: baseConfig.isProduction }),
+  options: StartOptions = {},
+): Promise<RunningServer> {
   let handler: http.RequestListener = (_req, res) => res.writeHead(503).end();
   const httpServer = http.createServer((req, res) => handler(req, res));
   httpServer.on('clientError', answerClientError);
@@ -143,12 +151,21 @@ export async function startServer(baseConfig: Config, logger: Logger = createLog
     liveServers: { realtime: () => gateway.status(), collaboration: () => collab.status() },
   };
 
-  // Socket.IO claims /realtime itself; /collab goes to Hocuspocus; any other upgrade is refused.
-  httpServer.on('upgrade', (request, socket, head) => {
+  // Every answer carries the security headers, Socket.IO's own included; upgrades are dispatched
+  // here: /collab to Hocuspocus, /realtime to Socket.IO, anything else refused with a real answer.
+  const headers = securityHeaders({ appUrl: config.appUrl, scriptHashes: shellScriptHashes(), socketPaths: [COLLAB_PATH, `${REALTIME_PATH}/`] });
+  applySecurityHeaders(httpServer, headers);
+  const realtimeUpgrade = httpServer.listeners('upgrade') as UpgradeListener[];
+  httpServer.removeAllListeners('upgrade');
+  httpServer.on('upgrade', (request: http.IncomingMessage, socket: Duplex, head: Buffer) => {
     socket.on('error', (error) => logger.debug({ err: error }, 'upgrade socket error'));
     const path = pathOf(request);
-    if (path === COLLAB_PATH || path.startsWith(`${COLLAB_PATH}/`)) collab.handleUpgrade(request, socket, head);
-    else if (!path.startsWith(REALTIME_PATH)) socket.destroy();
+    const collabPath = path === COLLAB_PATH || path.startsWith(`${COLLAB_PATH}/`);
+    const realtimePath = path === REALTIME_PATH || path.startsWith(`${REALTIME_PATH}/`);
+    if (!collabPath && !realtimePath) return refuseUpgrade(request, socket, headers, 404, `No WebSocket at ${path}`);
+    if (!isAllowedOrigin(request, config.appUrl)) return refuseUpgrade(request, socket, headers, 403, 'Cross-site WebSocket refused');
+    if (collabPath) collab.handleUpgrade(request, socket, head);
+    else for (const listener of realtimeUpgrade) listener.call(httpServer, request, socket, head);
   });
 
   const identity = createIdentity(config, kv);

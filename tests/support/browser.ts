@@ -1,12 +1,14 @@
 /**
  * Real Chromium (Debian's) driven by playwright-core for the web app's tests: one browser per
  * file, one context per person, sign-in through the development identity provider's form, and
- * axe-core's WCAG 2.1 A/AA check of whatever a page shows.
+ * axe-core's WCAG 2.1 A/AA check of whatever a page shows. Each context reports what the app's
+ * security policies made the browser refuse (policyProblems.ts), and each test fails on any.
  */
 import { chromium, type Browser, type BrowserContext, type BrowserContextOptions, type Page } from 'playwright-core';
 import { AxeBuilder } from '@axe-core/playwright';
 import { expect } from 'vitest';
 import { randomClientAddress } from '../../server/src/testing/httpClient.ts';
+import { isPolicyComplaint, notePolicyProblem } from './policyProblems.ts';
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({
@@ -19,8 +21,14 @@ export function launchBrowser(): Promise<Browser> {
  * A new browser profile with a client address of its own (as the load balancer would report it): the
  * sign-in limit counts per address, and every test person would otherwise share 127.0.0.1.
  */
-export function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
-  return browser.newContext({ ...options, extraHTTPHeaders: { 'x-forwarded-for': randomClientAddress(), ...options.extraHTTPHeaders } });
+export async function newContext(browser: Browser, options: BrowserContextOptions = {}): Promise<BrowserContext> {
+  const context = await browser.newContext({ ...options, extraHTTPHeaders: { 'x-forwarded-for': randomClientAddress(), ...options.extraHTTPHeaders } });
+  // Every page of the profile, the identity provider's included: what the app's policies made the browser refuse.
+  context.on('console', (message) => {
+    if (message.type() === 'error' && isPolicyComplaint(message.text()))
+      notePolicyProblem(`${message.location().url || message.page()?.url()}: ${message.text()}`);
+  });
+  return context;
 }
 
 export interface Person {

@@ -17,14 +17,14 @@ function loginPage(uid: string, clientId: string): string {
 <style>body{font-family:system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#1b2a41}
 label{display:block;margin:1rem 0 .25rem}input{width:100%;padding:.5rem;font-size:1rem}
 button{margin-top:1rem;padding:.5rem 1rem;font-size:1rem;background:#1b2a41;color:#fff;border:0;border-radius:4px}</style>
-</head><body>
+</head><body><main>
 <h1>Development sign-in</h1>
 <p>This local identity provider stands in for the district's. Enter the e-mail of a user to sign in as (for example <code>principal.harbor@example.org</code>).</p>
 <form method="post" action="${DEV_IDP_PATH}/interaction/${escapeHtml(uid)}/login" autocomplete="off">
 <label for="email">E-mail</label>
 <input id="email" name="email" type="email" required autofocus>
 <button type="submit">Sign in to ${escapeHtml(clientId)}</button>
-</form></body></html>`;
+</form></main></body></html>`;
 }
 
 /**
@@ -78,7 +78,7 @@ export function devIdentityProvider(options: { appUrl: string; clientId: string;
     const match = /^\/interaction\/([\w-]+)(\/login)?$/.exec(ctx.path);
     if (!match) return next();
     const [, uid, login] = match;
-    if (!login && ctx.method === 'GET') {
+    if (!login && (ctx.method === 'GET' || ctx.method === 'HEAD')) {
       const details = await provider.interactionDetails(ctx.req, ctx.res);
       ctx.type = 'html';
       ctx.set('Cache-Control', 'no-store');

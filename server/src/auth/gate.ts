@@ -15,7 +15,7 @@ declare module 'koa' {
 /** Routes anyone may call; everything else under /api needs a live session. The API's own reference is public: it holds no data. */
 export function isPublic(method: string, path: string): boolean {
   if (path.startsWith('/api/auth/')) return true;
-  if (method === 'GET' && ['/api/health', '/api/public/overview', '/api/openapi.json', '/api/docs'].includes(path)) return true;
+  if ((method === 'GET' || method === 'HEAD') && ['/api/health', '/api/public/overview', '/api/openapi.json', '/api/docs'].includes(path)) return true;
   return method === 'POST' && (path === '/api/client-errors' || isUnsubscribe(path));
 }
 

@@ -7,7 +7,6 @@ import type { CollaborationHealth } from '@csp/shared/api/health';
 import type { BaseServices } from '../services.ts';
 import { createPubSubClient } from '../kv/redis.ts';
 import type { AccessScope, LiveDocuments } from '../realtime/events.ts';
-import { isAllowedOrigin } from '../realtime/origin.ts';
 import type { ConnectionContext } from './connectionContext.ts';
 import { AccessExtension } from './extensions/AccessExtension.ts';
 import { LiveEditorsExtension } from './extensions/LiveEditorsExtension.ts';
@@ -20,6 +19,7 @@ export const COLLAB_PATH = '/collab';
 
 export interface CollabServer extends LiveDocuments {
   hocuspocus: Hocuspocus<ConnectionContext>;
+  /** Takes a WebSocket upgrade whose path and Origin the HTTP server has already checked. */
   handleUpgrade(request: IncomingMessage, socket: Duplex, head: Buffer): void;
   /** Re-checks open connections in scope: closes those that lost access, makes read-only those that lost edit rights. */
   revalidate(scope: AccessScope): Promise<void>;
@@ -68,10 +68,6 @@ export function createCollabServer(services: BaseServices): CollabServer {
   return {
     hocuspocus,
     handleUpgrade(request, socket, head) {
-      if (!isAllowedOrigin(request, config.appUrl)) {
-        socket.end('HTTP/1.1 403 Forbidden\r\n\r\n');
-        return;
-      }
       void ws.handleUpgrade(request, socket, head).catch((error: unknown) => {
         logger.warn({ err: error }, 'collaboration upgrade failed');
         socket.destroy();

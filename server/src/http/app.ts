@@ -1,5 +1,7 @@
 import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
+import compress from 'koa-compress';
+import conditionalGet from 'koa-conditional-get';
 import Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Services } from '../services.ts';
@@ -29,6 +31,8 @@ import { openapiRoutes } from '../api/openapi/routes.ts';
 import { mailRoutes } from '../api/mail/routes.ts';
 
 const JSON_BODY_LIMIT = '1mb';
+/** Answers smaller than this go out as they are: compressing them saves less than it costs. */
+const COMPRESS_THRESHOLD = '1kb';
 
 export interface Identity {
   oidc: OidcClient;
@@ -74,6 +78,11 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
   app.silent = true;
 
   app.use(requestLog(services.logger));
+  // JSON, CSV and the server's own pages compressed on the fly as the client accepts (a static file's
+  // build-time copy is already encoded, so left alone). The WebSocket paths never pass through Koa.
+  app.use(compress({ threshold: COMPRESS_THRESHOLD }));
+  // A GET whose validator (Last-Modified or ETag) still holds is answered 304 with no body.
+  app.use(conditionalGet());
   app.use(errorEnvelope(services.logger));
 
   if (identity.devProvider) {
