@@ -121,3 +121,30 @@ export function seedDocumentState(step: Step, answers: StepAnswers, completed: b
   doc.destroy();
   return state;
 }
+
+/**
+ * The server's word that a document is stored: a stateless message carrying the state vector of
+ * what was stored, sent after each store and to each connection as it opens. A client whose own
+ * state vector it covers knows that everything it shows is saved.
+ */
+export function storedMessage(stateVector: Uint8Array): string {
+  return JSON.stringify({ stored: btoa(String.fromCharCode(...stateVector)) });
+}
+
+/** The state vector of a `storedMessage`, or null for any other stateless payload. */
+export function parseStoredMessage(payload: string): Uint8Array | null {
+  try {
+    const message = JSON.parse(payload) as { stored?: unknown };
+    if (typeof message.stored !== 'string') return null;
+    return Uint8Array.from(atob(message.stored), (char) => char.charCodeAt(0));
+  } catch {
+    return null;
+  }
+}
+
+/** Whether a stored state vector holds every change of `doc` (a client's view is all saved). */
+export function storedCovers(stored: Uint8Array, doc: Y.Doc): boolean {
+  const storedClocks = Y.decodeStateVector(stored);
+  for (const [client, clock] of Y.decodeStateVector(Y.encodeStateVector(doc))) if ((storedClocks.get(client) ?? 0) < clock) return false;
+  return true;
+}

@@ -20,7 +20,7 @@ import type { CollabServer } from './collabServer.ts';
 import { waitFor } from '../testing/wait.ts';
 import { answersOfState, expectRefused, openLiveClient, rowsOf, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from '../testing/collab.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
-import { autosave, createPlan, formIdOf, readStep, shareWith, stepPath, whoAmI } from '../testing/plans.ts';
+import { autosave, createPlan, formIdOf, lockOf, readStep, shareWith, stepPath, stepRow, whoAmI } from '../testing/plans.ts';
 import { stepOf } from '../testing/bundledBank.ts';
 
 const STEP = 'attendancePlan';
@@ -307,7 +307,8 @@ describe('access on connect', () => {
     viewer.destroy();
     const stored = await waitForUnloaded(harborFormId, stepKey);
     expect(stored).toEqual({ cell_exceptions: 'Medical needs only.', cell_pouchProcess: 'Pouches at homeroom.' });
-    expect((await readStep(principal, harborFormId, stepKey)).stepData.data).toEqual({});
+    // The record is written from the stored document, without the viewer's edit.
+    expect((await readStep(principal, harborFormId, stepKey)).stepData.data).toEqual(stored);
   });
 
   it('an archived-year plan connects read-only for its principal, seeded from its stored answers', async () => {
@@ -468,5 +469,50 @@ describe('revocation closes open connections', () => {
     } finally {
       await admin.put('/api/users', { userId: user.id, isActive: true });
     }
+  });
+});
+
+describe('the record follows the merged document', () => {
+  it('live edits reach the step record with no save, attributed, with the step lock, and each client hears it is stored', async () => {
+    const formId = await createPlan(admin, 'Recorded live');
+    const a = await live(principal, formId, STEP, 'principal');
+    const b = await live(admin, formId, STEP, 'admin');
+    expect(a.stored, 'told what is stored on connect').not.toBeNull();
+    writeAnswers(a.doc, step, { att_barriers: 'Recorded from the document.' });
+    await a.saved();
+    await b.saved();
+    const record = await readStep(principal, formId, STEP);
+    expect(record.stepData.data).toEqual({ att_barriers: 'Recorded from the document.' });
+    expect(record.revisionCount).toBe(1);
+    const me = await whoAmI(principal);
+    expect((await stepRow(server, formId, STEP))!.updatedBy).toBe(me.id);
+    expect((await lockOf(admin, formId, STEP))?.lockedBy.userId, 'the writer holds the step lock').toBe(me.id);
+  });
+
+  it('a client back from a long absence never removes what a colleague typed meanwhile: every document and the record hold both', async () => {
+    const formId = await createPlan(admin, 'Long absence');
+    const a = await live(principal, formId, STEP, 'principal');
+    const b = await live(admin, formId, STEP, 'admin');
+    writeAnswers(a.doc, step, { att_barriers: 'Base2.' });
+    await waitForConvergence([a, b]);
+
+    a.disconnect();
+    textOf(a.doc, 'att_barriers').insert('Base2.'.length, ' ElenaOffline.');
+    textOf(b.doc, 'att_barriers').insert('Base2.'.length, ' MarcusOnline.');
+    await b.saved();
+    expect((await readStep(admin, formId, STEP)).stepData.data.att_barriers).toBe('Base2. MarcusOnline.');
+
+    // Everyone else leaves: the document is stored and unloaded before A is back.
+    b.disconnect();
+    await waitForUnloaded(formId, STEP);
+    await a.reconnect();
+    await a.saved();
+    await b.reconnect();
+    const converged = await waitForConvergence([a, b]);
+    expect(converged.att_barriers).toMatch(/^Base2\. (MarcusOnline\. ElenaOffline\.|ElenaOffline\. MarcusOnline\.)$/);
+    await waitFor(
+      'the record to follow the converged document',
+      async () => (await readStep(admin, formId, STEP)).stepData.data.att_barriers === converged.att_barriers,
+    );
   });
 });

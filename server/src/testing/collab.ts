@@ -6,7 +6,7 @@
  */
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import * as Y from 'yjs';
-import { ANSWERS_MAP, collabDocumentName, readAnswers, type StepAnswers } from '@csp/shared';
+import { ANSWERS_MAP, collabDocumentName, parseStoredMessage, readAnswers, storedCovers, type StepAnswers } from '@csp/shared';
 import { waitFor } from './wait.ts';
 
 /** Hocuspocus message types (the wire protocol of @hocuspocus/provider 4). */
@@ -35,6 +35,10 @@ export interface LiveClient {
   reconnect(baseUrl?: string): Promise<void>;
   /** Resolves when the server has acknowledged every local update sent so far. */
   settled(): Promise<void>;
+  /** The state vector the server last said it stored (its `storedMessage`), null before the first. */
+  stored: Uint8Array | null;
+  /** Resolves when the server has said it stored everything this client's document holds. */
+  saved(): Promise<void>;
   destroy(): void;
 }
 
@@ -87,6 +91,11 @@ export async function openLiveClient(baseUrl: string, token: string, formId: str
       waitFor(`${client.label}: server acknowledged every local update`, () => client.provider !== null && client.provider.unsyncedChanges === 0, {
         timeoutMs: options.timeoutMs ?? 15_000,
       }).then(() => {}),
+    stored: null,
+    saved: () =>
+      waitFor(`${client.label}: server stored everything the document holds`, () => client.stored !== null && storedCovers(client.stored, doc), {
+        timeoutMs: options.timeoutMs ?? 15_000,
+      }).then(() => {}),
     destroy: () => client.disconnect(),
   };
 
@@ -99,6 +108,7 @@ export async function openLiveClient(baseUrl: string, token: string, formId: str
       token,
       onAuthenticationFailed: ({ reason }) => void authFailures.push(reason),
       onClose: ({ event }) => void closes.push({ code: event.code, reason: event.reason }),
+      onStateless: ({ payload }) => void (client.stored = parseStoredMessage(payload) ?? client.stored),
       onMessage: ({ message }) => {
         // A SyncStatus reply tells whether the server applied our update (false: refused, read-only).
         message.readVarString();

@@ -1,7 +1,19 @@
-import type { Extension, afterUnloadDocumentPayload, beforeUnloadDocumentPayload, onLoadDocumentPayload, onStoreDocumentPayload } from '@hocuspocus/server';
+import type {
+  Document,
+  Extension,
+  afterUnloadDocumentPayload,
+  beforeUnloadDocumentPayload,
+  connectedPayload,
+  onChangePayload,
+  onLoadDocumentPayload,
+  onStoreDocumentPayload,
+} from '@hocuspocus/server';
+import * as Y from 'yjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
-import { parseCollabDocumentName } from '@csp/shared';
+import { META_MAP, parseCollabDocumentName, readAnswers, storedMessage, type Step } from '@csp/shared';
+import { recordStepDocument } from '../../domain/plans/recordStepDocument.ts';
+import type { ConnectionContext } from '../connectionContext.ts';
 import type { BaseServices } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
 import { DocumentStore } from '../documentStore.ts';
@@ -16,7 +28,9 @@ const STORE_SPREAD_MS = 2_000;
 
 /**
  * Step documents in PostgreSQL: loaded from their stored state (or seeded from the stored answers
- * on first open), stored debounced while edited and once more before they unload.
+ * on first open), stored debounced while edited and once more before they unload. Each store also
+ * writes the step's record from the merged document (`recordStepDocument`): the record follows
+ * what everyone typed, never one person's view of it.
  */
 export class PersistenceExtension implements Extension {
   readonly extensionName = 'csp-persistence';
@@ -24,6 +38,12 @@ export class PersistenceExtension implements Extension {
   private readonly documents: DocumentStore;
   /** Closing: stores run at once, the process is about to end. */
   private closing = false;
+  /** The step each loaded document holds (its plan's pinned bank). */
+  private readonly steps = new Map<string, Step>();
+  /** Who last changed each document through a connection of this process since it was last recorded. */
+  private readonly writers = new Map<string, string>();
+  /** The state vector of what each loaded document has stored (its connections are told: `storedMessage`). */
+  private readonly stored = new Map<string, Uint8Array>();
 
   constructor(services: BaseServices) {
     this.services = services;
@@ -37,20 +57,58 @@ export class PersistenceExtension implements Extension {
     const step = plan ? (await this.services.banks.resolve(plan.version)).steps.find((candidate) => candidate.key === stepKey) : undefined;
     if (!step) throw new Error('Not found');
     await this.documents.load(document, documentName, formId, step);
+    this.steps.set(documentName, step);
+    this.stored.set(documentName, Y.encodeStateVector(document));
+    // A process that stopped between storing a document and recording it: the record catches up now.
+    await this.record(documentName, formId, step, document);
     return document;
+  }
+
+  /** A connection that opens learns what is stored already. */
+  async connected({ connection, documentName }: connectedPayload<ConnectionContext>) {
+    const stored = this.stored.get(documentName);
+    if (stored) connection.sendStateless(storedMessage(stored));
+  }
+
+  // A connection's change carries its person; changes relayed from other processes or written by
+  // the server (a REST save) carry none and are recorded by whoever made them.
+  async onChange({ documentName, context }: onChangePayload<ConnectionContext>) {
+    if (context?.userId) this.writers.set(documentName, context.userId);
   }
 
   async onStoreDocument({ document, documentName }: onStoreDocumentPayload) {
     // The last editor gone (the document unloads next) or the server closing: nobody may wait.
     // (The payload's count is the one of the change that scheduled the store.)
     if (document.getConnectionsCount() > 0 && !this.closing) await sleep(Math.random() * STORE_SPREAD_MS);
-    await this.documents.store(documentName, parseCollabDocumentName(documentName)!.formId, document);
+    await this.store(documentName, document);
   }
 
   // Changes that arrived from another process through Redis schedule no store here; a process
   // that unloads a document stores it first (merged, and skipped when nothing changed).
   async beforeUnloadDocument({ document, documentName }: beforeUnloadDocumentPayload) {
-    await this.documents.store(documentName, parseCollabDocumentName(documentName)!.formId, document);
+    await this.store(documentName, document);
+  }
+
+  private async store(documentName: string, document: Document) {
+    const { formId } = parseCollabDocumentName(documentName)!;
+    // Taken with the state the store encodes (before it waits): changes arriving meanwhile are not claimed stored.
+    const stateVector = Y.encodeStateVector(document);
+    await this.documents.store(documentName, formId, document);
+    this.stored.set(documentName, stateVector);
+    document.broadcastStateless(storedMessage(stateVector));
+    const step = this.steps.get(documentName);
+    if (step) await this.record(documentName, formId, step, document);
+  }
+
+  private async record(documentName: string, formId: string, step: Step, document: Y.Doc) {
+    const writerId = this.writers.get(documentName) ?? null;
+    this.writers.delete(documentName);
+    const answers = readAnswers(document);
+    const completed = document.getMap(META_MAP).get('completed') === true;
+    // The Y.js state is stored: a record that fails now is written at the next store, or when the document loads again.
+    await recordStepDocument(this.services, { formId, step, answers, completed, writerId }).catch((error: unknown) =>
+      this.services.logger.error({ err: error, documentName }, 'step record not written from its document; the next store tries again'),
+    );
   }
 
   /** From now on every store runs at once. */
@@ -60,5 +118,8 @@ export class PersistenceExtension implements Extension {
 
   async afterUnloadDocument({ documentName }: afterUnloadDocumentPayload) {
     this.documents.forget(documentName);
+    this.steps.delete(documentName);
+    this.writers.delete(documentName);
+    this.stored.delete(documentName);
   }
 }

@@ -1,5 +1,6 @@
 import type { KeyValueStore } from '../../kv/index.ts';
 import { claimPayload } from '../../kv/index.ts';
+import type { LockClaim } from '../../kv/store.ts';
 import type { UserRow } from '../../storage/rows.ts';
 
 export const stepLockKey = (formId: string, stepKey: string) => `form:${formId}:step:${stepKey}`;
@@ -30,6 +31,16 @@ function toLock(stepKey: string, value: string, ttlMs: number): StepLock {
 
 export type LockAttempt = { acquired: true; refreshed: boolean; lock: StepLock } | { acquired: false; lock: StepLock };
 
+type LockUser = Pick<UserRow, 'id' | 'name' | 'email'>;
+
+const holderOf = (user: LockUser): string =>
+  JSON.stringify({ userId: user.id, name: user.name, email: user.email, lockedAt: new Date().toISOString() } satisfies LockHolder);
+
+const attemptOf = (stepKey: string, claim: LockClaim): LockAttempt => {
+  const lock = toLock(stepKey, claim.value, claim.ttlMs);
+  return claim.acquired ? { acquired: true, refreshed: claim.refreshed, lock } : { acquired: false, lock };
+};
+
 /**
  * Takes (or renews) the caller's lock on a step, and counts the save against its rate limit, in
  * one round trip to the shared store; another holder's lock is reported, not broken.
@@ -39,13 +50,16 @@ export async function claimStepLockCounting(
   ttlMs: number,
   formId: string,
   stepKey: string,
-  user: UserRow,
+  user: LockUser,
   counter: { key: string; ttlMs: number },
 ): Promise<{ attempt: LockAttempt; count: number }> {
-  const holder: LockHolder = { userId: user.id, name: user.name, email: user.email, lockedAt: new Date().toISOString() };
-  const { claim, count } = await kv.claimAndIncrement({ key: stepLockKey(formId, stepKey), owner: user.id, payload: JSON.stringify(holder), ttlMs }, counter);
-  const lock = toLock(stepKey, claim.value, claim.ttlMs);
-  return { attempt: claim.acquired ? { acquired: true, refreshed: claim.refreshed, lock } : { acquired: false, lock }, count };
+  const { claim, count } = await kv.claimAndIncrement({ key: stepLockKey(formId, stepKey), owner: user.id, payload: holderOf(user), ttlMs }, counter);
+  return { attempt: attemptOf(stepKey, claim), count };
+}
+
+/** Takes (or renews) the user's lock on a step; another holder's lock is reported, not broken. */
+export async function claimStepLock(kv: KeyValueStore, ttlMs: number, formId: string, stepKey: string, user: LockUser): Promise<LockAttempt> {
+  return attemptOf(stepKey, await kv.claim(stepLockKey(formId, stepKey), user.id, holderOf(user), ttlMs));
 }
 
 /** Renews the caller's lock while the editor stays open; never takes a free lock. */

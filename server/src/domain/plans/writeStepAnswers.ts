@@ -56,11 +56,11 @@ export async function writeStepAnswers(
 }
 
 /**
- * After a committed write: tells the plan's room, and brings the answers into the step's live
- * document (when one was ever opened; otherwise it is seeded from the stored answers on first open).
+ * After a committed write: tells whoever listens (the plan's room; the step's live document, when
+ * one was ever opened, otherwise it is seeded from the stored answers on first open).
  */
 export function announceStepWrite(
-  services: Services,
+  services: Pick<Services, 'events'>,
   formId: string,
   step: Step,
   by: Pick<UserRow, 'id' | 'name'>,
@@ -69,11 +69,6 @@ export function announceStepWrite(
   written: WrittenStep,
   savedLive?: boolean,
 ): void {
-  services.realtime.toPlan(formId, 'step:saved', {
-    stepKey: step.key,
-    revisionCount: written.revisionCount,
-    lastUpdated: written.lastUpdated.toISOString(),
-    by: { userId: by.id, name: by.name },
-  });
-  if (written.hasDocument) services.liveDocuments.applySavedAnswers({ formId, step, answers: dirty, completed, savedBy: by.id, savedLive });
+  const write = { step, answers: dirty, completed, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated, hasDocument: written.hasDocument };
+  void services.events.publish({ type: 'step.saved', formId, by: { id: by.id, name: by.name }, write, savedLive });
 }

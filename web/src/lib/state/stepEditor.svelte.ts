@@ -2,7 +2,7 @@ import * as Y from 'yjs';
 import { ANSWERS_MAP, TABLE_CELL_MAX_LENGTH, TABLE_MAX_ROWS, readAnswers, type Answer, type Question, type Step, type StepAnswers } from '@csp/shared';
 import type { StepDocument } from '#lib/realtime/collab.ts';
 import { colourFor } from './presence.svelte.ts';
-import { StepAutosave } from './autosave.svelte.ts';
+import { SaveTracker } from './saveTracker.svelte.ts';
 import type { PlanState } from './plan.svelte.ts';
 
 export interface FieldPerson {
@@ -18,14 +18,15 @@ export type LiveState = 'connecting' | 'live' | 'offline' | 'refused';
 /**
  * One open step: its live Y.js document (shared over the plan's collaboration socket and kept in
  * IndexedDB), the answers as plain values for rendering, who is in which field (awareness), and
- * the autosave. Local edits go straight into the document; text fields bind to Y.Text directly.
+ * what the server has stored of it. Local edits go straight into the document (text fields bind to
+ * Y.Text directly); the server stores it and writes the step's record from it.
  */
 export class StepEditor {
   readonly step: Step;
   readonly stepNumber: number;
   readonly document: StepDocument;
   readonly answersMap: Y.Map<unknown>;
-  readonly autosave: StepAutosave;
+  readonly saves: SaveTracker;
 
   answers = $state.raw<StepAnswers>({});
   live = $state<LiveState>('connecting');
@@ -44,7 +45,7 @@ export class StepEditor {
     this.document = plan.collab.open(plan.id, step.key);
     const { doc, provider } = this.document;
     this.answersMap = doc.getMap(ANSWERS_MAP);
-    this.autosave = new StepAutosave({ plan, stepNumber, step, doc, isLive: () => this.live === 'live' });
+    this.saves = new SaveTracker(this.document);
 
     const refresh = () => (this.answers = readAnswers(doc));
     doc.on('update', refresh);
@@ -61,16 +62,17 @@ export class StepEditor {
       this.serverReadOnly = provider.authorizedScope === 'readonly';
       if (!this.serverReadOnly && plan.views[stepNumber - 1]?.canEdit) this.#prepareAnswers();
       refresh();
-      this.autosave.connected();
+      this.saves.connected();
     };
     const onStatus = ({ status }: { status: string }) => {
       if (status === 'connected' || this.live === 'refused') return;
       this.live = status === 'disconnected' ? 'offline' : 'connecting';
-      this.autosave.disconnected();
+      this.saves.disconnected();
     };
     const onRefused = ({ reason }: { reason: string }) => {
       this.live = 'refused';
       this.refusal = reason;
+      this.saves.refused(reason);
     };
     // The server closes one document when the person's access to it ends (the socket stays up).
     const onClose = ({ event }: { event: { code: number; reason: string } }) => {
@@ -196,15 +198,14 @@ export class StepEditor {
 
   /**
    * Closes the document at once (so the same step can open again straight away; its socket stays
-   * open for the plan's other steps), then saves what its last state holds that the record lacks.
-   * Resolves with whether any save of the step went through while it was open.
+   * open for the plan's other steps; what was not stored yet stays in IndexedDB and merges when the
+   * step opens again). Returns whether this person changed the step while it was open.
    */
-  async close(): Promise<boolean> {
+  close(): boolean {
     for (const cleanup of this.#cleanups) cleanup();
     this.focus(null);
-    const finalAnswers = readAnswers(this.document.doc);
-    const wasLive = this.live === 'live';
+    const changed = this.saves.close();
     this.document.destroy();
-    return this.autosave.close(finalAnswers, wasLive);
+    return changed;
   }
 }
