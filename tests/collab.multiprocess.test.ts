@@ -14,7 +14,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import * as Y from 'yjs';
-import { ANSWERS_MAP, collabDocumentName, readAnswers, writeAnswers, type StepAnswers, type TableAnswer } from '@csp/shared';
+import { ANSWERS_MAP, collabDocumentName, readAnswers, writeAnswers, writeCell, type StepAnswers, type TableAnswer } from '@csp/shared';
 import { createTestDatabase } from '../server/src/testing/testDatabase.ts';
 import { sharedStoreEnv, startServerProcess, type ServerProcess } from '../server/src/testing/serverProcess.ts';
 import { signIn, sessionToken, clientWithToken } from '../server/src/testing/signIn.ts';
@@ -203,7 +203,7 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('co-editing
       } else if (choice === 1 && rows.length > 1) {
         rows.delete(random.int(rows.length), 1);
       } else {
-        rows.get(random.int(rows.length)).set(String(random.int(columns)), random.word());
+        writeCell(rows.get(random.int(rows.length)), random.int(columns), random.word());
       }
     } else if (kind === 8) {
       answers.set(random.pick(YES_NO), random.chance(0.5));

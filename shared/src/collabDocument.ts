@@ -5,9 +5,11 @@ import { questionById } from './answers.ts';
 /**
  * The wire contract of a step's collaborative document (docs/collaboration.md): a root Y.Map
  * `answers` keyed by question id (text and textarea as Y.Text so concurrent typing merges by
- * character; tables as a Y.Map { headers: Y.Array<string>, rows: Y.Array<Y.Map<cell>> } so rows
- * can be added, edited and removed concurrently; yes/no, checkbox and select as plain values) and
- * a root Y.Map `meta` holding `completed`.
+ * character; tables as a Y.Map { headers: Y.Array<string>, rows: Y.Array<Y.Map> }, each row with a
+ * stable string `id` and its cells as Y.Text keyed by column index, so rows can be added, edited
+ * and removed concurrently and a cell merges like an answer; yes/no, checkbox and select as plain
+ * values) and a root Y.Map `meta` holding `completed`. Documents stored before rows had ids (plain
+ * string cells) are read as well, and upgraded when they load (`upgradeTables`).
  */
 export const ANSWERS_MAP = 'answers';
 export const META_MAP = 'meta';
@@ -21,12 +23,32 @@ export function parseCollabDocumentName(name: string): { formId: string; stepKey
   return match ? { formId: match[1]!, stepKey: match[2]! } : null;
 }
 
+/** The key of a row's stable id in its Y.Map (cells are keyed by column index). */
+export const ROW_ID = 'id';
+
+/** A cell's text, whether a Y.Text or a plain string of a document from before row ids. */
+const cellText = (value: unknown): string => (value instanceof Y.Text ? value.toString() : typeof value === 'string' ? value : '');
+
 function tableOf(map: Y.Map<unknown>): TableAnswer {
   const headers = (map.get('headers') as Y.Array<string> | undefined)?.toArray() ?? [];
-  const rows = ((map.get('rows') as Y.Array<Y.Map<string>> | undefined)?.toArray() ?? []).map((row) =>
-    headers.map((_header, column) => row.get(String(column)) ?? ''),
+  const rows = ((map.get('rows') as Y.Array<Y.Map<unknown>> | undefined)?.toArray() ?? []).map((row) =>
+    headers.map((_header, column) => cellText(row.get(String(column)))),
   );
   return { headers, rows };
+}
+
+/** A fresh row id: random, so rows added at once by two people never share one. */
+export function newRowId(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(9));
+  return Array.from(bytes, (byte) => byte.toString(36).padStart(2, '0')).join('');
+}
+
+/** A new table row: its id and one Y.Text per cell. */
+export function newTableRow(cells: readonly string[]): Y.Map<unknown> {
+  const row = new Y.Map<unknown>();
+  row.set(ROW_ID, newRowId());
+  cells.forEach((cell, column) => row.set(String(column), new Y.Text(cell)));
+  return row;
 }
 
 /** The plain answers a document holds. */
@@ -52,10 +74,11 @@ function updateText(text: Y.Text, next: string): void {
   text.insert(start, next.slice(start, next.length - end));
 }
 
-function newRow(cells: string[]): Y.Map<string> {
-  const row = new Y.Map<string>();
-  cells.forEach((cell, column) => row.set(String(column), cell));
-  return row;
+/** Sets a cell to `next`: its Y.Text's changed middle, or a new Y.Text where the cell had none (or a plain string). */
+export function writeCell(row: Y.Map<unknown>, column: number, next: string): void {
+  const cell = row.get(String(column));
+  if (cell instanceof Y.Text) updateText(cell, next);
+  else if (next !== '' || cell !== undefined) row.set(String(column), new Y.Text(next));
 }
 
 function updateTable(map: Y.Map<unknown>, next: TableAnswer): void {
@@ -65,17 +88,42 @@ function updateTable(map: Y.Map<unknown>, next: TableAnswer): void {
     headers.delete(0, headers.length);
     headers.insert(0, next.headers);
   }
-  let rows = map.get('rows') as Y.Array<Y.Map<string>> | undefined;
-  if (!rows) map.set('rows', (rows = new Y.Array<Y.Map<string>>()));
+  let rows = map.get('rows') as Y.Array<Y.Map<unknown>> | undefined;
+  if (!rows) map.set('rows', (rows = new Y.Array<Y.Map<unknown>>()));
+  // The API's rows have no ids: they are matched by position.
   next.rows.forEach((cells, index) => {
     const row = rows.get(index);
-    if (!row) return rows.push([newRow(cells)]);
+    if (!row) return rows.push([newTableRow(cells)]);
     cells.forEach((cell, column) => {
-      if ((row.get(String(column)) ?? '') !== cell) row.set(String(column), cell);
+      if (cellText(row.get(String(column))) !== cell) writeCell(row, column, cell);
     });
-    for (const key of [...row.keys()]) if (Number(key) >= cells.length) row.delete(key);
+    for (const key of [...row.keys()]) if (key !== ROW_ID && Number(key) >= cells.length) row.delete(key);
   });
   if (rows.length > next.rows.length) rows.delete(next.rows.length, rows.length - next.rows.length);
+}
+
+/**
+ * Gives every table row of a document stored before rows had ids its id, and Y.Text cells in
+ * place of plain strings, in one transaction. Returns whether anything changed.
+ */
+export function upgradeTables(doc: Y.Doc, origin?: unknown): boolean {
+  const legacy: Y.Map<unknown>[] = [];
+  doc.getMap(ANSWERS_MAP).forEach((value) => {
+    if (!(value instanceof Y.Map)) return;
+    const rows = value.get('rows');
+    if (!(rows instanceof Y.Array)) return;
+    for (const row of rows.toArray() as unknown[]) {
+      if (row instanceof Y.Map && (!row.has(ROW_ID) || [...row.entries()].some(([key, cell]) => key !== ROW_ID && typeof cell === 'string'))) legacy.push(row);
+    }
+  });
+  if (legacy.length === 0) return false;
+  doc.transact(() => {
+    for (const row of legacy) {
+      if (!row.has(ROW_ID)) row.set(ROW_ID, newRowId());
+      for (const [key, cell] of [...row.entries()]) if (key !== ROW_ID && typeof cell === 'string') row.set(key, new Y.Text(cell));
+    }
+  }, origin);
+  return true;
 }
 
 /**
@@ -110,6 +158,36 @@ export function writeAnswers(doc: Y.Doc, step: Step, answers: StepAnswers, origi
 export function writeCompleted(doc: Y.Doc, completed: boolean, origin?: unknown): void {
   const meta = doc.getMap(META_MAP);
   if (meta.get('completed') !== completed) doc.transact(() => meta.set('completed', completed), origin);
+}
+
+/**
+ * Gives every text answer of the step its Y.Text and every table its Y.Map (with the question's
+ * headers and no rows) where the document has none, in one transaction; returns whether it did.
+ * The server does this when a document loads, before anyone types: two people whose first
+ * keystrokes each created an answer's Y.Text would race, and Y.js keeps one of two concurrent map
+ * entries. Empty ones are blank answers, never recorded.
+ */
+export function prepareAnswers(doc: Y.Doc, step: Step, origin?: unknown): boolean {
+  const answers = doc.getMap(ANSWERS_MAP);
+  const missing = step.questions.filter((question) => {
+    const value = answers.get(question.id);
+    if (question.type === 'text' || question.type === 'textarea') return !(value instanceof Y.Text);
+    return question.type === 'table' && !(value instanceof Y.Map);
+  });
+  if (missing.length === 0) return false;
+  doc.transact(() => {
+    for (const question of missing) {
+      // A plain value where a shared type belongs (written by an outside client) is kept as it is.
+      if (answers.has(question.id)) continue;
+      if (question.type === 'table') {
+        const table = new Y.Map<unknown>();
+        answers.set(question.id, table);
+        table.set('headers', Y.Array.from((question.columns ?? []).map((column) => column.header)));
+        table.set('rows', new Y.Array<Y.Map<unknown>>());
+      } else answers.set(question.id, new Y.Text());
+    }
+  }, origin);
+  return true;
 }
 
 /** A fresh document holding the stored answers, encoded as one update. */

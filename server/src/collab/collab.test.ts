@@ -11,7 +11,7 @@ import http from 'node:http';
 import { randomBytes } from 'node:crypto';
 import * as Y from 'yjs';
 import { eq } from 'drizzle-orm';
-import { collabDocumentName, currentSchoolYear, previousSchoolYear, readAnswers, writeAnswers, type StepAnswers } from '@csp/shared';
+import { collabDocumentName, currentSchoolYear, previousSchoolYear, readAnswers, writeAnswers, writeCell, type StepAnswers } from '@csp/shared';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
 import { signIn, signInAll, sessionToken } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
@@ -150,16 +150,16 @@ describe('co-editing converges', () => {
     // Concurrently: A edits row 0, edits row 3, removes row 2, adds a row; B edits row 1, edits
     // row 2, removes row 3, adds a row; and both write the same cell of row 0.
     a.doc.transact(() => {
-      rowsA.get(0).set('1', 'Alicia');
-      rowsA.get(0).set('2', 'from A');
-      rowsA.get(3).set('0', 'edited by A');
+      writeCell(rowsA.get(0), 1, 'Alicia');
+      writeCell(rowsA.get(0), 2, 'from A');
+      writeCell(rowsA.get(3), 0, 'edited by A');
       rowsA.delete(2, 1);
       rowsA.push([tableRow(rowA)]);
     });
     b.doc.transact(() => {
-      rowsB.get(1).set('3', 'priya.new@example.org');
-      rowsB.get(0).set('2', 'from B');
-      rowsB.get(2).set('2', 'edited by B');
+      writeCell(rowsB.get(1), 3, 'priya.new@example.org');
+      writeCell(rowsB.get(0), 2, 'from B');
+      writeCell(rowsB.get(2), 2, 'edited by B');
       rowsB.delete(3, 1);
       rowsB.push([tableRow(rowB)]);
     });
@@ -169,7 +169,8 @@ describe('co-editing converges', () => {
     expect(table.headers).toEqual(ROLE_HEADERS);
     expect(table.rows).toHaveLength(4);
     expect(table.rows[0]!.slice(0, 2)).toEqual(['Principal', 'Alicia']);
-    expect(['from A', 'from B']).toContain(table.rows[0]![2]);
+    // Both wrote the same cell: it merges by character, nobody's words are lost.
+    expect(['from Afrom B', 'from Bfrom A']).toContain(table.rows[0]![2]);
     expect(table.rows[1]).toEqual(['Coordinator', 'Priya', 'Natarajan', 'priya.new@example.org']);
     // Removed rows stay removed (an edit to a row removed concurrently does not bring it back).
     expect(table.rows.slice(2).sort()).toEqual([rowA, rowB].sort());

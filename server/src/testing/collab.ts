@@ -6,7 +6,7 @@
  */
 import { HocuspocusProvider, HocuspocusProviderWebsocket } from '@hocuspocus/provider';
 import * as Y from 'yjs';
-import { ANSWERS_MAP, collabDocumentName, parseStoredMessage, readAnswers, storedCovers, type StepAnswers } from '@csp/shared';
+import { ANSWERS_MAP, collabDocumentName, newTableRow, parseStoredMessage, readAnswers, storedCovers, type StepAnswers } from '@csp/shared';
 import { waitFor } from './wait.ts';
 
 /** Hocuspocus message types (the wire protocol of @hocuspocus/provider 4). */
@@ -174,18 +174,14 @@ export function textOf(doc: Y.Doc, questionId: string): Y.Text {
 }
 
 /** The rows of a table answer (it must exist in the document). */
-export function rowsOf(doc: Y.Doc, questionId: string): Y.Array<Y.Map<string>> {
+export function rowsOf(doc: Y.Doc, questionId: string): Y.Array<Y.Map<unknown>> {
   const table = doc.getMap(ANSWERS_MAP).get(questionId);
   if (!(table instanceof Y.Map)) throw new Error(`${questionId} is not a table in the document`);
-  return table.get('rows') as Y.Array<Y.Map<string>>;
+  return table.get('rows') as Y.Array<Y.Map<unknown>>;
 }
 
-/** A new table row (Y.Map keyed by column index), as the shared document shape stores it. */
-export function tableRow(cells: string[]): Y.Map<string> {
-  const row = new Y.Map<string>();
-  cells.forEach((cell, column) => row.set(String(column), cell));
-  return row;
-}
+/** A new table row as the shared document shape stores it (its id, a Y.Text per cell). */
+export const tableRow = (cells: string[]): Y.Map<unknown> => newTableRow(cells);
 
 /** The plain answers of an encoded Y.js state (a stored collab_documents row). */
 export function answersOfState(state: Uint8Array): StepAnswers {

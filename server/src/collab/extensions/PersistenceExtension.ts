@@ -11,7 +11,7 @@ import type {
 import * as Y from 'yjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
-import { META_MAP, parseCollabDocumentName, readAnswers, storedMessage, type Step } from '@csp/shared';
+import { META_MAP, parseCollabDocumentName, prepareAnswers, readAnswers, storedMessage, upgradeTables, type Step } from '@csp/shared';
 import { recordStepDocument } from '../../domain/plans/recordStepDocument.ts';
 import type { ConnectionContext } from '../connectionContext.ts';
 import type { BaseServices } from '../../services.ts';
@@ -38,12 +38,14 @@ export class PersistenceExtension implements Extension {
   private readonly documents: DocumentStore;
   /** Closing: stores run at once, the process is about to end. */
   private closing = false;
+  // Kept per document instance, not per name: a document unloading while the next one of the same
+  // name loads (a reconnect) must not take the new one's entries with it.
   /** The step each loaded document holds (its plan's pinned bank). */
-  private readonly steps = new Map<string, Step>();
+  private readonly steps = new WeakMap<Y.Doc, Step>();
   /** Who last changed each document through a connection of this process since it was last recorded. */
-  private readonly writers = new Map<string, string>();
+  private readonly writers = new WeakMap<Y.Doc, string>();
   /** The state vector of what each loaded document has stored (its connections are told: `storedMessage`). */
-  private readonly stored = new Map<string, Uint8Array>();
+  private readonly stored = new WeakMap<Y.Doc, Uint8Array>();
 
   constructor(services: BaseServices) {
     this.services = services;
@@ -57,23 +59,27 @@ export class PersistenceExtension implements Extension {
     const step = plan ? (await this.services.banks.resolve(plan.version)).steps.find((candidate) => candidate.key === stepKey) : undefined;
     if (!step) throw new Error('Not found');
     await this.documents.load(document, documentName, formId, step);
-    this.steps.set(documentName, step);
-    this.stored.set(documentName, Y.encodeStateVector(document));
+    this.stored.set(document, Y.encodeStateVector(document));
+    // Every answer's shared type exists before anyone types, and rows stored before they had ids
+    // get theirs (stored with the document's next store, not claimed stored before it).
+    prepareAnswers(document, step, 'prepare');
+    upgradeTables(document, 'upgrade');
+    this.steps.set(document, step);
     // A process that stopped between storing a document and recording it: the record catches up now.
     await this.record(documentName, formId, step, document);
     return document;
   }
 
   /** A connection that opens learns what is stored already. */
-  async connected({ connection, documentName }: connectedPayload<ConnectionContext>) {
-    const stored = this.stored.get(documentName);
+  async connected({ connection }: connectedPayload<ConnectionContext>) {
+    const stored = this.stored.get(connection.document);
     if (stored) connection.sendStateless(storedMessage(stored));
   }
 
   // A connection's change carries its person; changes relayed from other processes or written by
   // the server (a REST save) carry none and are recorded by whoever made them.
-  async onChange({ documentName, context }: onChangePayload<ConnectionContext>) {
-    if (context?.userId) this.writers.set(documentName, context.userId);
+  async onChange({ document, context }: onChangePayload<ConnectionContext>) {
+    if (context?.userId) this.writers.set(document, context.userId);
   }
 
   async onStoreDocument({ document, documentName }: onStoreDocumentPayload) {
@@ -94,15 +100,15 @@ export class PersistenceExtension implements Extension {
     // Taken with the state the store encodes (before it waits): changes arriving meanwhile are not claimed stored.
     const stateVector = Y.encodeStateVector(document);
     await this.documents.store(documentName, formId, document);
-    this.stored.set(documentName, stateVector);
+    this.stored.set(document, stateVector);
     document.broadcastStateless(storedMessage(stateVector));
-    const step = this.steps.get(documentName);
+    const step = this.steps.get(document);
     if (step) await this.record(documentName, formId, step, document);
   }
 
   private async record(documentName: string, formId: string, step: Step, document: Y.Doc) {
-    const writerId = this.writers.get(documentName) ?? null;
-    this.writers.delete(documentName);
+    const writerId = this.writers.get(document) ?? null;
+    this.writers.delete(document);
     const answers = readAnswers(document);
     const completed = document.getMap(META_MAP).get('completed') === true;
     // The Y.js state is stored: a record that fails now is written at the next store, or when the document loads again.
@@ -118,8 +124,5 @@ export class PersistenceExtension implements Extension {
 
   async afterUnloadDocument({ documentName }: afterUnloadDocumentPayload) {
     this.documents.forget(documentName);
-    this.steps.delete(documentName);
-    this.writers.delete(documentName);
-    this.stored.delete(documentName);
   }
 }

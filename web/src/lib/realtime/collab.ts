@@ -35,7 +35,17 @@ export class PlanCollab {
     const url = `${location.protocol === 'https:' ? 'wss' : 'ws'}://${location.host}/collab`;
     // The session cookie authenticates the connection (same origin); retries never give up.
     this.socket = new HocuspocusProviderWebsocket({ url, maxAttempts: 0, maxDelay: 10_000 });
+    window.addEventListener('online', this.#reconnect);
   }
+
+  /**
+   * The network is back: a socket that lived through the outage may be one the server has long
+   * closed (it is noticed only when no message arrives for half a minute), so a fresh one syncs now.
+   */
+  #reconnect = () => {
+    this.socket.disconnect();
+    void this.socket.connect().catch(() => {});
+  };
 
   open(formId: string, stepKey: string): StepDocument {
     const name = collabDocumentName(formId, stepKey);
@@ -60,6 +70,7 @@ export class PlanCollab {
   }
 
   destroy(): void {
+    window.removeEventListener('online', this.#reconnect);
     this.socket.destroy();
   }
 }

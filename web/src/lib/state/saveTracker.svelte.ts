@@ -1,6 +1,9 @@
 import { parseStoredMessage, storedCovers } from '@csp/shared';
 import type { StepDocument } from '#lib/realtime/collab.ts';
 
+/** The origin of changes that hold nobody's words (a step's empty answers made ready): not this person's edits. */
+export const PREPARED_ORIGIN = { prepared: true };
+
 export type SaveStatus = { kind: 'idle' } | { kind: 'pending' } | { kind: 'saved'; at: number } | { kind: 'offline' } | { kind: 'error'; message: string };
 
 /**
@@ -50,7 +53,7 @@ export class SaveTracker {
 
   #onUpdate = (_update: Uint8Array, origin: unknown) => {
     // What the server sends and what IndexedDB loads are not this person's edits.
-    if (origin === this.#document.provider || origin === this.#document.local) return;
+    if (origin === this.#document.provider || origin === this.#document.local || origin === PREPARED_ORIGIN) return;
     this.#changedHere = true;
     this.status = this.#connected ? { kind: 'pending' } : { kind: 'offline' };
   };

@@ -1,8 +1,21 @@
 import * as Y from 'yjs';
-import { ANSWERS_MAP, TABLE_CELL_MAX_LENGTH, TABLE_MAX_ROWS, readAnswers, type Answer, type Question, type Step, type StepAnswers } from '@csp/shared';
+import {
+  ANSWERS_MAP,
+  ROW_ID,
+  TABLE_CELL_MAX_LENGTH,
+  TABLE_MAX_ROWS,
+  newTableRow,
+  prepareAnswers,
+  readAnswers,
+  writeCell,
+  type Answer,
+  type Question,
+  type Step,
+  type StepAnswers,
+} from '@csp/shared';
 import type { StepDocument } from '#lib/realtime/collab.ts';
 import { colourFor } from './presence.svelte.ts';
-import { SaveTracker } from './saveTracker.svelte.ts';
+import { PREPARED_ORIGIN, SaveTracker } from './saveTracker.svelte.ts';
 import type { PlanState } from './plan.svelte.ts';
 
 export interface FieldPerson {
@@ -10,6 +23,12 @@ export interface FieldPerson {
   userId: string;
   name: string;
   colour: string;
+}
+
+/** A table row as the editor lists it: its stable id and its Y.Map (cells as Y.Text by column index). */
+export interface TableRow {
+  id: string;
+  row: Y.Map<unknown>;
 }
 
 /** Where the live document stands: what the person sees next to the step title. */
@@ -38,6 +57,12 @@ export class StepEditor {
   people = $state.raw<Record<string, FieldPerson[]>>({});
 
   readonly #cleanups: (() => void)[] = [];
+  readonly #rowEntries = new WeakMap<Y.Map<unknown>, TableRow>();
+  // Never rendered: plain collections on purpose.
+  // eslint-disable-next-line svelte/prefer-svelte-reactivity
+  readonly #tableUndos = new Map<string, Y.UndoManager>();
+  /** The origin of this person's table changes (rows added, removed, pasted; choices). */
+  readonly #tableOrigin = { table: true };
 
   constructor(plan: PlanState, step: Step, stepNumber: number, me: { userId: string; name: string }) {
     this.step = step;
@@ -60,7 +85,8 @@ export class StepEditor {
       this.live = 'live';
       this.ready = true;
       this.serverReadOnly = provider.authorizedScope === 'readonly';
-      if (!this.serverReadOnly && plan.views[stepNumber - 1]?.canEdit) this.#prepareAnswers();
+      // The server prepares every answer when the document loads; a question added since is prepared here.
+      if (!this.serverReadOnly && plan.views[stepNumber - 1]?.canEdit) prepareAnswers(doc, step, PREPARED_ORIGIN);
       refresh();
       this.saves.connected();
     };
@@ -78,6 +104,14 @@ export class StepEditor {
     const onClose = ({ event }: { event: { code: number; reason: string } }) => {
       if (event.code === 4403) onRefused({ reason: event.reason || 'access revoked' });
     };
+    // The browser knows the network is gone before the socket does.
+    const onOffline = () => {
+      if (this.live === 'refused') return;
+      this.live = 'offline';
+      this.saves.disconnected();
+    };
+    window.addEventListener('offline', onOffline);
+    this.#cleanups.push(() => window.removeEventListener('offline', onOffline));
     provider.on('close', onClose);
     this.#cleanups.push(() => provider.off('close', onClose));
     provider.on('synced', onSynced);
@@ -109,27 +143,6 @@ export class StepEditor {
     }
   }
 
-  /**
-   * Gives every text answer its Y.Text and every table its map as soon as the document is synced,
-   * before anyone types: two people whose first edits each created them would otherwise race (Y.js
-   * keeps one of two concurrent map entries). Empty ones are blank answers: never saved.
-   */
-  #prepareAnswers(): void {
-    const missing = this.step.questions.filter((question) => {
-      const value = this.answersMap.get(question.id);
-      if (question.type === 'text' || question.type === 'textarea') return !(value instanceof Y.Text);
-      return question.type === 'table' && !(value instanceof Y.Map);
-    });
-    if (missing.length === 0) return;
-    this.document.doc.transact(() => {
-      for (const question of missing) {
-        if (this.answersMap.has(question.id)) continue;
-        if (question.type === 'table') this.#table(question);
-        else this.answersMap.set(question.id, new Y.Text());
-      }
-    });
-  }
-
   /** Tells co-editors which question this person is in (null: none). */
   focus(questionId: string | null): void {
     this.document.provider.awareness?.setLocalStateField('field', questionId);
@@ -143,7 +156,7 @@ export class StepEditor {
   }
 
   /** The table's Y.Map, created with the question's headers the first time someone edits it. */
-  #table(question: Question): { rows: Y.Array<Y.Map<string>> } {
+  #table(question: Question): { rows: Y.Array<Y.Map<unknown>> } {
     let table = this.answersMap.get(question.id);
     if (!(table instanceof Y.Map)) {
       table = new Y.Map<unknown>();
@@ -151,45 +164,87 @@ export class StepEditor {
       const headers = new Y.Array<string>();
       headers.push((question.columns ?? []).map((column) => column.header));
       (table as Y.Map<unknown>).set('headers', headers);
-      (table as Y.Map<unknown>).set('rows', new Y.Array<Y.Map<string>>());
+      (table as Y.Map<unknown>).set('rows', new Y.Array<Y.Map<unknown>>());
     }
-    return { rows: (table as Y.Map<unknown>).get('rows') as Y.Array<Y.Map<string>> };
+    return { rows: (table as Y.Map<unknown>).get('rows') as Y.Array<Y.Map<unknown>> };
   }
 
-  setCell(question: Question, row: number, column: number, value: string): void {
-    this.document.doc.transact(() => {
-      const { rows } = this.#table(question);
-      while (rows.length <= row && rows.length < TABLE_MAX_ROWS) rows.push([new Y.Map<string>()]);
-      rows.get(row)?.set(String(column), value);
+  /** One table's rows, each with its stable id: the same entry for the same row every time (a keyed list keeps its fields). */
+  tableRows(question: Question): TableRow[] {
+    const table = this.answersMap.get(question.id);
+    const rows = table instanceof Y.Map ? table.get('rows') : null;
+    if (!(rows instanceof Y.Array)) return [];
+    return (rows.toArray() as Y.Map<unknown>[]).map((row) => {
+      let entry = this.#rowEntries.get(row);
+      if (!entry) this.#rowEntries.set(row, (entry = { id: String(row.get(ROW_ID) ?? ''), row }));
+      return entry;
     });
   }
 
-  addRow(question: Question): void {
-    this.document.doc.transact(() => {
-      const { rows } = this.#table(question);
-      if (rows.length < TABLE_MAX_ROWS) rows.push([new Y.Map<string>()]);
-    });
+  /**
+   * This person's changes to a table's rows (added, removed, pasted), undone without touching
+   * anyone else's; a cell's typing has its own undo in the cell.
+   */
+  #tableUndo(question: Question): Y.UndoManager {
+    let undo = this.#tableUndos.get(question.id);
+    if (!undo) {
+      // eslint-disable-next-line svelte/prefer-svelte-reactivity -- Y.js's own option, never rendered
+      undo = new Y.UndoManager(this.#table(question).rows, { trackedOrigins: new Set([this.#tableOrigin]) });
+      this.#tableUndos.set(question.id, undo);
+    }
+    return undo;
   }
 
-  removeRow(question: Question, row: number): void {
-    this.document.doc.transact(() => {
-      const { rows } = this.#table(question);
-      if (row < rows.length) rows.delete(row, 1);
+  #tableChange(question: Question, change: (rows: Y.Array<Y.Map<unknown>>) => void): void {
+    const undo = this.#tableUndo(question);
+    this.document.doc.transact(() => change(this.#table(question).rows), this.#tableOrigin);
+    // Each action is its own undo step.
+    undo.stopCapturing();
+  }
+
+  /** A choice in a table cell: the cell's text replaced whole. */
+  setCellChoice(row: Y.Map<unknown>, column: number, value: string): void {
+    this.document.doc.transact(() => writeCell(row, column, value), this.#tableOrigin);
+  }
+
+  /** Adds an empty row; returns its id (to move focus into it). */
+  addRow(question: Question): string | null {
+    let id: string | null = null;
+    this.#tableChange(question, (rows) => {
+      if (rows.length >= TABLE_MAX_ROWS) return;
+      const row = newTableRow((question.columns ?? []).map(() => ''));
+      id = String(row.get(ROW_ID));
+      rows.push([row]);
     });
+    return id;
+  }
+
+  /** Removes a row by its id (wherever others' changes have moved it); returns the position it had, or -1. */
+  removeRow(question: Question, rowId: string): number {
+    let removed = -1;
+    this.#tableChange(question, (rows) => {
+      removed = (rows.toArray() as Y.Map<unknown>[]).findIndex((row) => row.get(ROW_ID) === rowId);
+      if (removed >= 0) rows.delete(removed, 1);
+    });
+    return removed;
+  }
+
+  /** Takes back this person's last change to the table's rows (a removed row comes back). */
+  undoRows(question: Question): void {
+    this.#tableUndo(question).undo();
   }
 
   /** Rows pasted from a spreadsheet, written from the given cell on (new rows as needed, within the limits). */
   pasteRows(question: Question, fromRow: number, fromColumn: number, cells: string[][]): number {
     const width = question.columns?.length ?? 0;
     let written = 0;
-    this.document.doc.transact(() => {
-      const { rows } = this.#table(question);
+    this.#tableChange(question, (rows) => {
       cells.forEach((line, offset) => {
         const index = fromRow + offset;
         if (index >= TABLE_MAX_ROWS) return;
-        while (rows.length <= index) rows.push([new Y.Map<string>()]);
+        while (rows.length <= index) rows.push([newTableRow((question.columns ?? []).map(() => ''))]);
         const row = rows.get(index);
-        line.slice(0, Math.max(width - fromColumn, 0)).forEach((cell, column) => row.set(String(fromColumn + column), cell.slice(0, TABLE_CELL_MAX_LENGTH)));
+        line.slice(0, Math.max(width - fromColumn, 0)).forEach((cell, column) => writeCell(row, fromColumn + column, cell.slice(0, TABLE_CELL_MAX_LENGTH)));
         written++;
       });
     });
@@ -203,6 +258,7 @@ export class StepEditor {
    */
   close(): boolean {
     for (const cleanup of this.#cleanups) cleanup();
+    for (const undo of this.#tableUndos.values()) undo.destroy();
     this.focus(null);
     const changed = this.saves.close();
     this.document.destroy();

@@ -1,7 +1,14 @@
+export interface ToastAction {
+  label: string;
+  run: () => void;
+}
+
 export interface Toast {
   id: number;
   message: string;
   tone: 'info' | 'success' | 'error';
+  /** One thing to do about it (Undo), offered for as long as the toast shows. */
+  action?: ToastAction;
 }
 
 /** Short confirmations and failures of actions, announced politely (errors assertively). */
@@ -9,9 +16,9 @@ class Toasts {
   items = $state<Toast[]>([]);
   #next = 1;
 
-  show(message: string, tone: Toast['tone'] = 'info', ms = tone === 'error' ? 10_000 : 5_000): void {
+  show(message: string, tone: Toast['tone'] = 'info', ms = tone === 'error' ? 10_000 : 5_000, action?: ToastAction): void {
     const id = this.#next++;
-    this.items.push({ id, message, tone });
+    this.items.push({ id, message, tone, ...(action ? { action } : {}) });
     setTimeout(() => this.dismiss(id), ms);
   }
 
