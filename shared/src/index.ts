@@ -7,3 +7,4 @@ export * from './records.ts';
 export * from './collabDocument.ts';
 export * from './answerText.ts';
 export * from './needsUpdate.ts';
+export * from './collabAwareness.ts';

@@ -5,10 +5,15 @@ import {
   TABLE_CELL_MAX_LENGTH,
   TABLE_MAX_ROWS,
   newTableRow,
+  awarenessStateSchema,
+  decodePosition,
+  encodePosition,
   prepareAnswers,
   readAnswers,
   writeCell,
   type Answer,
+  type AwarenessCursor,
+  type AwarenessUser,
   type Question,
   type Step,
   type StepAnswers,
@@ -16,6 +21,7 @@ import {
 import type { StepDocument } from '#lib/realtime/collab.ts';
 import { colourFor } from './presence.svelte.ts';
 import { PREPARED_ORIGIN, SaveTracker } from './saveTracker.svelte.ts';
+import { CoEditorNews } from './coEditorNews.svelte.ts';
 import type { PlanState } from './plan.svelte.ts';
 
 export interface FieldPerson {
@@ -23,6 +29,17 @@ export interface FieldPerson {
   userId: string;
   name: string;
   colour: string;
+}
+
+/** Another person's caret and selection in a text, as awareness carries them. */
+export interface RemoteCursor extends FieldPerson {
+  cursor: AwarenessCursor;
+}
+
+/** Another person's caret (`head`) and selection (from `anchor`), as indexes into the text now. */
+export interface RemoteCaret extends FieldPerson {
+  anchor: number;
+  head: number;
 }
 
 /** A table row as the editor lists it: its stable id and its Y.Map (cells as Y.Text by column index). */
@@ -55,6 +72,9 @@ export class StepEditor {
   ready = $state(false);
   refusal = $state('');
   people = $state.raw<Record<string, FieldPerson[]>>({});
+  cursors = $state.raw<RemoteCursor[]>([]);
+  /** Who moved to which question, told to screen readers politely and not too often. */
+  readonly #news: CoEditorNews;
 
   readonly #cleanups: (() => void)[] = [];
   readonly #rowEntries = new WeakMap<Y.Map<unknown>, TableRow>();
@@ -71,6 +91,8 @@ export class StepEditor {
     const { doc, provider } = this.document;
     this.answersMap = doc.getMap(ANSWERS_MAP);
     this.saves = new SaveTracker(this.document);
+    this.#news = new CoEditorNews(step);
+    this.#cleanups.push(() => this.#news.stop());
 
     const refresh = () => (this.answers = readAnswers(doc));
     doc.on('update', refresh);
@@ -126,26 +148,62 @@ export class StepEditor {
 
     const awareness = provider.awareness;
     if (awareness) {
-      awareness.setLocalStateField('user', { userId: me.userId, name: me.name, colour: colourFor(me.userId) });
+      awareness.setLocalStateField('user', { id: me.userId, name: me.name, color: colourFor(me.userId) } satisfies AwarenessUser);
       const onAwareness = () => {
         const byField: Record<string, FieldPerson[]> = {};
+        const cursors: RemoteCursor[] = [];
         awareness.getStates().forEach((state, clientId) => {
           if (clientId === awareness.clientID) return;
-          const user = state.user as { userId: string; name: string; colour: string } | undefined;
-          const field = state.field as string | undefined;
-          if (!user || !field || user.userId === me.userId) return;
-          byField[field] = [...(byField[field] ?? []), { clientId, userId: user.userId, name: user.name, colour: user.colour }];
+          const parsed = awarenessStateSchema.safeParse(state);
+          if (!parsed.success) return;
+          const { user, cursor } = parsed.data;
+          if (user.id === me.userId || !cursor) return;
+          const person = { clientId, userId: user.id, name: user.name, colour: user.color };
+          byField[cursor.questionId] = [...(byField[cursor.questionId] ?? []), person];
+          cursors.push({ ...person, cursor });
         });
         this.people = byField;
+        this.cursors = cursors;
+        this.#news.heard(byField);
       };
       awareness.on('change', onAwareness);
       this.#cleanups.push(() => awareness.off('change', onAwareness));
     }
   }
 
-  /** Tells co-editors which question this person is in (null: none). */
+  /** Where others' carets and selections are in one text (an answer, or a table cell), as indexes into it now. */
+  caretsIn(questionId: string, row?: string, column?: number): RemoteCaret[] {
+    void this.answers;
+    const doc = this.document.doc;
+    const at = (encoded: string | null) => {
+      const position = decodePosition(encoded);
+      return position ? (Y.createAbsolutePositionFromRelativePosition(position, doc)?.index ?? null) : null;
+    };
+    return this.cursors.flatMap(({ cursor, ...person }) => {
+      if (cursor.questionId !== questionId || cursor.row !== row || cursor.column !== column) return [];
+      const anchor = at(cursor.anchor);
+      const head = at(cursor.head);
+      return anchor === null || head === null ? [] : [{ ...person, anchor, head }];
+    });
+  }
+
+  /** This person's caret and selection in a text, for everyone else's screen. */
+  setCursor(place: { questionId: string; row?: string; column?: number }, text: Y.Text, anchor: number, head: number): void {
+    const encode = (index: number) => encodePosition(Y.createRelativePositionFromTypeIndex(text, index));
+    this.document.provider.awareness?.setLocalStateField('cursor', { ...place, anchor: encode(anchor), head: encode(head) } satisfies AwarenessCursor);
+  }
+
+  /** The latest news of co-editors for screen readers (a polite live region shows it). */
+  get news(): string {
+    return this.#news.text;
+  }
+
+  /** Tells co-editors which question this person is in (null: none); a text's caret comes with `setCursor`. */
   focus(questionId: string | null): void {
-    this.document.provider.awareness?.setLocalStateField('field', questionId);
+    const awareness = this.document.provider.awareness;
+    const current = awareness?.getLocalState()?.cursor as AwarenessCursor | null | undefined;
+    if (questionId !== null && current?.questionId === questionId) return;
+    awareness?.setLocalStateField('cursor', questionId === null ? null : ({ questionId, anchor: null, head: null } satisfies AwarenessCursor));
   }
 
   setValue(questionId: string, value: Answer): void {
