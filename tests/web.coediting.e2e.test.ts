@@ -82,7 +82,11 @@ describe('two people on one step in a real browser', () => {
     await bothShow(BARRIERS, (value) => value === 'Base2.', 'both to show the base text');
 
     await elena.context.setOffline(true);
-    await elena.page.getByRole('status').filter({ hasText: /Offline/ }).first().waitFor();
+    await elena.page
+      .getByRole('status')
+      .filter({ hasText: /Offline/ })
+      .first()
+      .waitFor();
     await typeAtEnd(field(elena.page, BARRIERS), ' ElenaOffline.');
     await typeAtEnd(field(marcus.page, BARRIERS), ' MarcusOnline.');
     await saved(marcus.page);
@@ -149,7 +153,11 @@ describe('two people on one step in a real browser', () => {
     await field(marcus.page, COORDINATOR).pressSequentially('56');
     await ime.send('Input.insertText', { text: 'é' });
 
-    const value = await bothShow(COORDINATOR, (text) => text.includes('你') && text.includes('é') && text.includes('56'), 'both people’s input on both screens');
+    const value = await bothShow(
+      COORDINATOR,
+      (text) => text.includes('你') && text.includes('é') && text.includes('56'),
+      'both people’s input on both screens',
+    );
     expect(value.startsWith('Lee ')).toBe(true);
     expect(value.replace(/\d/g, ''), 'the composed text once, with nothing of its intermediate text').toBe('Lee 你é');
     expect(value.replace(/[^\d]/g, ''), 'Marcus’s digits, in order').toBe('123456');
@@ -162,9 +170,13 @@ describe('two people on one step in a real browser', () => {
     const firstNames = (page: Page) => table(page).getByRole('textbox', { name: /^First Name, row \d+$/ });
     // Two rows to start from.
     while ((await firstNames(elena.page).count()) > 0) await table(elena.page).getByRole('button', { name: 'Remove row 1' }).click();
-    await table(elena.page).getByRole('button', { name: /Add row/ }).click();
+    await table(elena.page)
+      .getByRole('button', { name: /Add row/ })
+      .click();
     await expect(elena.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).resolves.toBe('Role, row 1');
-    await table(elena.page).getByRole('button', { name: /Add row/ }).click();
+    await table(elena.page)
+      .getByRole('button', { name: /Add row/ })
+      .click();
     await table(elena.page).getByRole('textbox', { name: 'First Name, row 1' }).fill('Ana');
     await table(elena.page).getByRole('textbox', { name: 'First Name, row 2' }).fill('Ben');
     await waitFor('Marcus to see both rows', async () => (await firstNames(marcus.page).count()) === 2);
@@ -178,7 +190,10 @@ describe('two people on one step in a real browser', () => {
     await marcus.page.keyboard.type(' of students');
     const focused = await marcus.page.evaluate(() => [document.activeElement?.getAttribute('aria-label'), (document.activeElement as HTMLInputElement).value]);
     expect(focused).toEqual(['First Name, row 1', 'Ben Dean of students']);
-    await waitFor('Elena to see it', async () => (await table(elena.page).getByRole('textbox', { name: 'First Name, row 1' }).inputValue()) === 'Ben Dean of students');
+    await waitFor(
+      'Elena to see it',
+      async () => (await table(elena.page).getByRole('textbox', { name: 'First Name, row 1' }).inputValue()) === 'Ben Dean of students',
+    );
 
     // The removal is announced, with a way back.
     await elena.page.getByRole('button', { name: 'Undo' }).last().click();
