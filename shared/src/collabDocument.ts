@@ -51,13 +51,16 @@ export function newTableRow(cells: readonly string[]): Y.Map<unknown> {
   return row;
 }
 
-/** The plain answers a document holds. */
+/** The plain answers a document holds; an empty text or a table without rows (as `prepareAnswers` makes them) is no answer. */
 export function readAnswers(doc: Y.Doc): StepAnswers {
   const answers: StepAnswers = {};
   doc.getMap(ANSWERS_MAP).forEach((value, questionId) => {
-    if (value instanceof Y.Text) answers[questionId] = value.toString();
-    else if (value instanceof Y.Map) answers[questionId] = tableOf(value as Y.Map<unknown>);
-    else answers[questionId] = value as Answer;
+    if (value instanceof Y.Text) {
+      if (value.length > 0) answers[questionId] = value.toString();
+    } else if (value instanceof Y.Map) {
+      const table = tableOf(value as Y.Map<unknown>);
+      if (table.rows.length > 0) answers[questionId] = table;
+    } else answers[questionId] = value as Answer;
   });
   return answers;
 }

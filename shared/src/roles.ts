@@ -19,6 +19,22 @@ export const LEVEL_NAMES: Record<Level, string> = {
 export const PLAN_STATUSES = ['draft', 'submitted', 'under_review', 'approved', 'rejected'] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
+/** Statuses as people read them: a returned plan is "Returned for changes", never "Rejected". */
+export const PLAN_STATUS_LABELS: Record<PlanStatus, string> = {
+  draft: 'Draft',
+  submitted: 'Submitted',
+  under_review: 'Under review',
+  approved: 'Approved',
+  rejected: 'Returned for changes',
+};
+
+/**
+ * Whether a plan's answers may change in this status: while it is with the district (submitted,
+ * under review, approved) they hold still, through every door; a draft and a plan returned for
+ * changes are editable.
+ */
+export const answersOpenIn = (status: PlanStatus): boolean => status === 'draft' || status === 'rejected';
+
 /** Collaboration flags a user's `permissions` may carry; anything else is rejected. */
 export const COLLABORATION_FLAGS = ['canEditPlans', 'canViewPlans', 'canSharePlans', 'canReceiveTransfers'] as const;
 export type CollaborationFlag = (typeof COLLABORATION_FLAGS)[number];

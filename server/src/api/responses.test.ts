@@ -64,7 +64,7 @@ import { OpenApiConformance } from '../testing/openapiConformance.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../testing/realtime.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
-import { formIdOf, planPath, stepPath } from '../testing/plans.ts';
+import { formIdOf, planPath, stepPath, whoAmI } from '../testing/plans.ts';
 import { userByEmail } from '../testing/users.ts';
 import { mailMessages } from '../storage/schema.ts';
 import { unsubscribeToken } from '../mail/unsubscribeToken.ts';
@@ -327,7 +327,7 @@ describe('responses and realtime events parse with the shared schemas', () => {
     const updated = conforms(planUpdateResponseSchema, await ok(principal.put(planPath(formId), { action: 'update', assignedTo: null })), 'update');
     expect(updated).not.toHaveProperty('status');
     const attested = conforms(attestResponseSchema, await ok(principal.post(planPath(formId, '/attest'), { name: 'Elena Rodriguez' })), 'attest');
-    expect(attested.attestation).toMatchObject({ confirmed: true, signedBy: PRINCIPAL_HARBOR });
+    expect(attested.attestation).toMatchObject({ confirmed: true, name: 'Elena Rodriguez', signedBy: (await whoAmI(principal)).id });
     const submitted = conforms(planUpdateResponseSchema, await ok(principal.put(planPath(formId), { action: 'submit' })), 'submit');
     expect(submitted).toMatchObject({ status: 'submitted', form: { status: 'submitted' } });
     const reviewed = conforms(planUpdateResponseSchema, await ok(admin.put(planPath(formId), { action: 'review' })), 'review');

@@ -17,7 +17,7 @@ import { signIn, signInAll, sessionToken } from '../testing/signIn.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { collabDocuments } from '../storage/schema.ts';
 import type { CollabServer } from './collabServer.ts';
-import { waitFor } from '../testing/wait.ts';
+import { pause, waitFor } from '../testing/wait.ts';
 import { answersOfState, expectRefused, openLiveClient, rowsOf, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from '../testing/collab.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
 import { autosave, createPlan, formIdOf, lockOf, readStep, shareWith, stepPath, stepRow, whoAmI } from '../testing/plans.ts';
@@ -514,6 +514,38 @@ describe('the record follows the merged document', () => {
     await waitFor(
       'the record to follow the converged document',
       async () => (await readStep(admin, formId, STEP)).stepData.data.att_barriers === converged.att_barriers,
+    );
+  });
+});
+
+describe('a plan with the district holds still live', () => {
+  it('submitted while its editors are connected, the document turns read-only for everyone (an update is refused and never stored); returned, it is editable again', async () => {
+    const formId = await createPlan(admin, 'Submitted live');
+    const a = await live(principal, formId, STEP, 'principal');
+    const b = await live(admin, formId, STEP, 'admin');
+    writeAnswers(a.doc, step, { att_barriers: 'Before submitting.' });
+    await a.saved();
+
+    expect((await principal.put(`/api/forms/${formId}`, { action: 'submit' })).status).toBe(200);
+    await waitFor('both connections to turn read-only', async () => {
+      const acks = [a.syncAcks.length, b.syncAcks.length];
+      writeAnswers(a.doc, step, { att_barriers: `Before submitting. A${acks[0]}` });
+      writeAnswers(b.doc, step, { att_strategy: `B${acks[1]}` });
+      await pause(200);
+      return a.syncAcks.at(-1) === false && b.syncAcks.at(-1) === false;
+    });
+    const held = readAnswers(serverDocument(formId, STEP)!);
+    expect(held.att_strategy ?? '').toBe('');
+    expect((await readStep(admin, formId, STEP)).stepData.data).toEqual({ att_barriers: 'Before submitting.' });
+
+    expect((await admin.put(`/api/forms/${formId}`, { action: 'review' })).status).toBe(200);
+    expect((await admin.put(`/api/forms/${formId}`, { action: 'review', status: 'rejected', comment: 'Add the barriers.' })).status).toBe(200);
+    const fresh = await live(principal, formId, STEP, 'principal again');
+    writeAnswers(fresh.doc, step, { att_incentives: 'Returned, then changed.' });
+    await fresh.saved();
+    await waitFor(
+      'the record to hold the change',
+      async () => (await readStep(admin, formId, STEP)).stepData.data.att_incentives === 'Returned, then changed.',
     );
   });
 });

@@ -22,7 +22,9 @@ export function can<A extends Ability>(actor: Actor, ability: A, ...[subject]: S
 
 /** `can`, or a 403 with the rule's refusal. */
 export function authorize<A extends Ability>(actor: Actor, ability: A, ...subject: SubjectArgs<A>): void {
-  if (!can(actor, ability, ...subject)) throw forbidden(rules[ability].refusal);
+  if (can(actor, ability, ...subject)) return;
+  const { refusal } = rules[ability] as Rule<SubjectOf<A> | undefined>;
+  throw forbidden(typeof refusal === 'function' ? refusal(subject[0]) : refusal);
 }
 
 export { planAccess, visiblePlansOf, type PlanAccess } from './plans.ts';

@@ -1,8 +1,8 @@
-import { LEVEL } from '@csp/shared';
+import { LEVEL, PLAN_STATUS_LABELS, answersOpenIn } from '@csp/shared';
 import type { plans, planShares } from '../storage/schema.ts';
 import { rule, type Actor } from './rule.ts';
 
-type Plan = Pick<typeof plans.$inferSelect, 'schoolName' | 'userId' | 'principalEmail' | 'assignedTo' | 'sharedWithEmails'>;
+type Plan = Pick<typeof plans.$inferSelect, 'schoolName' | 'userId' | 'principalEmail' | 'assignedTo' | 'sharedWithEmails' | 'status'>;
 type Share = Pick<typeof planShares.$inferSelect, 'permission' | 'sections'> | null;
 
 export interface PlanAccess {
@@ -70,6 +70,17 @@ const editsWholePlan = ({ access }: PlanSubject) => access.edit && access.editSe
 export const planRules = {
   /** Any write to the plan: its year is live, or it has the archived-year override. */
   writePlan: rule<PlanSubject & { writable: boolean }>((_actor, { writable }) => writable, 'This school year is archived; the plan is read-only'),
+  /**
+   * The plan's answers may change (step saves, the live document, review flags, attestation): its
+   * year is writable and the plan is not with the district (DESIGN: the plan lifecycle).
+   */
+  changeAnswers: rule<PlanSubject & { writable: boolean }>(
+    (_actor, { writable, plan }) => writable && answersOpenIn(plan.status),
+    ({ writable, plan }) =>
+      !writable
+        ? 'This school year is archived; the plan is read-only'
+        : `This plan is ${PLAN_STATUS_LABELS[plan.status].toLowerCase()}: its answers cannot change unless the district returns it for changes`,
+  ),
   readPlan: rule<PlanSubject>((_actor, { access }) => access.read),
   editPlan: rule<PlanSubject>((_actor, { access }) => access.edit),
   readStep: rule<StepSubject>((_actor, step) => readsStep(step)),

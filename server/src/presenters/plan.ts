@@ -2,7 +2,8 @@ import { PRINCIPAL_LETTER_KEY } from '@csp/shared';
 import type { FullPlan, PlanSummary, StepResponse, StoredStep, UserPermission } from '@csp/shared/api/forms';
 import type { FullPlanRows } from '../domain/plans/loadFullPlan.ts';
 import { presentComment } from './comment.ts';
-import type { PlanAccess } from '../policy/plans.ts';
+import { can } from '../policy/index.ts';
+import type { PlanContext } from '../domain/plans/loadPlan.ts';
 import type { planSteps } from '../storage/schema.ts';
 import type { PlanRow } from '../storage/rows.ts';
 
@@ -71,7 +72,10 @@ export function presentStepResponse(
   };
 }
 
-function presentUserPermission(access: PlanAccess, writable: boolean): UserPermission {
+function presentUserPermission(context: PlanContext): UserPermission {
+  const { access } = context;
+  // The answers may change: the year is writable and the plan is not with the district.
+  const writable = can(context.actor, 'changeAnswers', context);
   return {
     canRead: access.read,
     canEdit: access.edit && writable,
@@ -95,7 +99,7 @@ export function presentFullPlan(rows: FullPlanRows): FullPlan {
     ...presentPlanSummary(plan, completedStepsOf(stepKeys, rows.completedStepKeys), context.yearArchived),
     formData: Object.fromEntries(rows.readableSteps.map((step) => [step.stepKey, presentStep(step)])),
     stepKeys: [...stepKeys],
-    userPermission: presentUserPermission(context.access, context.writable),
+    userPermission: presentUserPermission(context),
     collaborationInfo: {
       owner: rows.owner,
       principalEmail: plan.principalEmail,

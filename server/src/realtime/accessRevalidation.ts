@@ -12,6 +12,8 @@ const everyone = (): AccessScope => ({ all: true });
  * users those users. Every other event leaves open connections as they are.
  */
 export const ACCESS_SCOPES: { [T in DomainEvent['type']]?: (event: EventOf<T>) => AccessScope } = {
+  // A plan with the district holds still: its editors' live documents turn read-only (and back when it is returned).
+  'plan.statusChanged': ({ plan }) => ({ formId: plan.id }),
   'plan.detailsChanged': thePlan,
   'plan.deleted': thePlan,
   'plan.sharedWithUsers': thePlan,

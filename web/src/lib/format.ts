@@ -1,5 +1,5 @@
 import { DEFAULT_STEP_KEYS, PRINCIPAL_LETTER_KEY } from '@csp/shared/steps';
-import { LEVEL_NAMES, type Level } from '@csp/shared/roles';
+import { LEVEL_NAMES, PLAN_STATUS_LABELS, type Level } from '@csp/shared/roles';
 
 /** Number of plan sections counted for completion (the principal's letter never counts). */
 export const SECTION_COUNT = DEFAULT_STEP_KEYS.length;
@@ -10,16 +10,8 @@ export function sectionsLabel(completedSteps: readonly string[] | null | undefin
   return `${Math.min(done, total)}/${total} sections`;
 }
 
-const STATUS_LABELS: Record<string, string> = {
-  draft: 'Draft',
-  submitted: 'Submitted',
-  under_review: 'Under review',
-  approved: 'Approved',
-  rejected: 'Rejected',
-};
-
 export function statusLabel(status: string): string {
-  return STATUS_LABELS[status] ?? status.replaceAll('_', ' ');
+  return (PLAN_STATUS_LABELS as Record<string, string>)[status] ?? status.replaceAll('_', ' ');
 }
 
 export function levelName(level: number): string {

@@ -87,6 +87,9 @@ const harborPlansIn = (schoolYear: string) =>
     .from(plans)
     .where(and(eq(plans.schoolName, HARBOR), eq(plans.schoolYear, schoolYear)));
 
+/** The signature an approved source carries (a save after it would clear it). */
+const sourceAttestation = { confirmed: true, name: 'Elena Rodriguez', signedAt: '2025-05-01T12:00:00.000Z', signedBy: 'signer' };
+
 async function insertSource(options: SourceOptions = {}): Promise<{ id: string; schoolYear: string }> {
   const id = newId();
   const schoolYear = options.schoolYear ?? freshYear();
@@ -96,7 +99,7 @@ async function insertSource(options: SourceOptions = {}): Promise<{ id: string; 
         status: 'approved' as const,
         sharedWithEmails: [user.ap.email],
         needsUpdate: [{ questionId: 'att_coordinatorName', stepKey: 'attendancePlan', reason: 'revisit' as const, label: NEEDS_UPDATE_LABELS.revisit }],
-        attestation: { confirmed: true, name: 'Elena Rodriguez', signedAt: '2025-05-01T12:00:00.000Z', signedBy: user.principal.email },
+        attestation: sourceAttestation,
         transferHistory: [
           {
             fromUserId: user.principal.id,
@@ -208,8 +211,10 @@ afterAll(() => server?.stop());
 describe('POST /api/forms/:id/duplicate', () => {
   it('copies answers, school, principal, owner and completion of answered steps, and nothing else', async () => {
     const source = await insertSource({ extras: true });
-    // The source holds a step lock (its principal saves a step): the copy must not.
+    // The source holds a step lock (its principal saved a step before it was approved): the copy must not.
+    await db().update(plans).set({ status: 'draft' }).where(eq(plans.id, source.id));
     expect((await saveStep(principal, source.id, 'attendancePlan', { att_lastYearRate: '91.5%' })).status).toBe(200);
+    await db().update(plans).set({ status: 'approved', attestation: sourceAttestation }).where(eq(plans.id, source.id));
     expect((await admin.get(`/api/forms/${source.id}/locks`)).body.locks).toHaveLength(1);
     const sourceRow = (await planRow(source.id))!;
     const sourceSteps = await stepsOf(source.id);
@@ -441,7 +446,7 @@ describe('POST /api/forms/:id/duplicate', () => {
 
     const attest = await principal.post(`/api/forms/${copyId}/attest`, { name: 'Elena Rodriguez' });
     expect(attest.status).toBe(200);
-    expect(attest.body.attestation).toMatchObject({ confirmed: true, name: 'Elena Rodriguez', signedBy: user.principal.email });
+    expect(attest.body.attestation).toMatchObject({ confirmed: true, name: 'Elena Rodriguez', signedBy: user.principal.id });
     const submitted = await principal.put(`/api/forms/${copyId}`, { action: 'submit' });
     expect(submitted.status).toBe(200);
     expect(submitted.body.status).toBe('submitted');

@@ -134,7 +134,7 @@ const MOVES: [from: PlanStatus, action: Action, to: PlanStatus, status: 200 | 40
   ['approved',     'review', 'submitted',    400],
   ['approved',     'review', 'under_review', 400],
   ['approved',     'review', 'approved',     400],
-  ['approved',     'review', 'rejected',     400],
+  ['approved',     'review', 'rejected',     200],
   ['rejected',     'submit', 'submitted',    200],
   ['rejected',     'review', 'draft',        400],
   ['rejected',     'review', 'submitted',    400],
@@ -147,7 +147,8 @@ describe('status machine', () => {
   it.each(MOVES)('%s --%s--> %s: %i', async (from, action, to, status) => {
     const id = await insertPlan({ status: from });
     const client = action === 'submit' ? owner : admin;
-    const response = await client.put(`/api/forms/${id}`, { action, status: to });
+    // A return carries its reason (one without is refused: below).
+    const response = await client.put(`/api/forms/${id}`, { action, status: to, ...(to === 'rejected' ? { comment: 'Please revise.' } : {}) });
     expect(response.status, JSON.stringify(response.body)).toBe(status);
     if (status === 200) {
       expect(response.body).toMatchObject({ success: true, status: to, form: { _id: id, status: to } });
@@ -217,7 +218,7 @@ describe('attestation of a copied plan', () => {
 
     const attested = await principal.post(`/api/forms/${id}/attest`, { name: 'Elena Rodriguez' });
     expect(attested.status, JSON.stringify(attested.body)).toBe(200);
-    expect(attested.body.attestation).toMatchObject({ confirmed: true, name: 'Elena Rodriguez', signedBy: user.principal.email, signedAt: expect.any(String) });
+    expect(attested.body.attestation).toMatchObject({ confirmed: true, name: 'Elena Rodriguez', signedBy: user.principal.id, signedAt: expect.any(String) });
     expect(new Date(attested.body.attestation.signedAt).toISOString()).toBe(attested.body.attestation.signedAt);
     expect((await planRow(id))!.attestation).toEqual(attested.body.attestation);
 
@@ -228,9 +229,9 @@ describe('attestation of a copied plan', () => {
 
   it('the principal named by principalEmail attests even from another school', async () => {
     const id = await insertPlan({ copiedFromId: newId(), principalEmail: user.riversidePrincipal.email });
-    const attested = await riversidePrincipal.post(`/api/forms/${id}/attest`, { name: 'James Whitaker' });
+    const attested = await riversidePrincipal.post(`/api/forms/${id}/attest`, { name: user.riversidePrincipal.name });
     expect(attested.status, JSON.stringify(attested.body)).toBe(200);
-    expect((await planRow(id))!.attestation).toMatchObject({ confirmed: true, signedBy: user.riversidePrincipal.email });
+    expect((await planRow(id))!.attestation).toMatchObject({ confirmed: true, signedBy: user.riversidePrincipal.id });
   });
 
   it('a plan that is not a copy needs no attestation', async () => {
@@ -256,7 +257,7 @@ describe('archived school year', () => {
       update: () => principal.put(`/api/forms/${id}`, { action: 'update', assignedTo: `${label}@example.org` }),
       submit: () => principal.put(`/api/forms/${id}`, { action: 'submit' }),
       review: () => admin.put(`/api/forms/${id}`, { action: 'review', status: 'under_review' }),
-      attest: () => principal.post(`/api/forms/${id}/attest`, { name: `${label} principal` }),
+      attest: () => principal.post(`/api/forms/${id}/attest`, { name: user.principal.name }),
       reviewFlag: (flag: NeedsUpdateFlag) => principal.post(`/api/forms/${id}/review-flag`, { questionId: flag.questionId, stepKey: flag.stepKey }),
     });
     const expectAllRefused = async (label: string) => {
@@ -303,7 +304,7 @@ describe('archived school year', () => {
     expect(during).toMatchObject({
       status: 'under_review',
       assignedTo: 'live@example.org',
-      attestation: { confirmed: true, name: 'live principal' },
+      attestation: { confirmed: true, name: user.principal.name },
       needsUpdate: [FLAGS[1]],
       step: expect.objectContaining({ att_coordinatorName: 'live coordinator' }),
     });
@@ -540,7 +541,7 @@ describe('audit records of plan mutations', () => {
     const id = await insertPlan();
     const response = await preview.post(`/api/forms/${id}/attest`, { name: 'Demo Principal' });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
-    expect(response.body.attestation.signedBy).toBe(DEMO_PRINCIPAL_EMAIL);
+    expect(response.body.attestation.signedBy).toBe(user.demo.id);
     const [record] = await auditOf(id);
     expect(record).toMatchObject({ action: 'plan.attest', actorId: user.admin.id, summary: expect.objectContaining({ previewAs: DEMO_PRINCIPAL_EMAIL }) });
   });
@@ -634,5 +635,81 @@ describe('fixtures', () => {
     const schools = (forms: { schoolName: string; locked: boolean }[]) => forms.filter((f) => [HARBOR, RIVERSIDE].includes(f.schoolName));
     expect(schools(current.body.forms).map((f) => f.locked)).toEqual([false, false]);
     expect(schools(previous.body.forms).map((f) => f.locked)).toEqual([true, true]);
+  });
+});
+
+// ── the lifecycle holds ───────────────────────────────────────────────────────────────────────────
+
+describe('a plan with the district holds still', () => {
+  const LOCKED: PlanStatus[] = ['submitted', 'under_review', 'approved'];
+  const doors = (id: string, who: HttpClient) => ({
+    'step save': () => saveStep6(who, id, 'CHANGED WHILE LOCKED'),
+    'review flag': () => who.post(`/api/forms/${id}/review-flag`, { questionId: FLAGS[0]!.questionId, stepKey: FLAGS[0]!.stepKey }),
+    attest: () => who.post(`/api/forms/${id}/attest`, { name: user.principal.name }),
+  });
+
+  for (const status of LOCKED) {
+    for (const [role, client] of [
+      ['principal', () => principal],
+      ['Super Admin', () => admin],
+    ] as const) {
+      it(`${status} × ${role}: the step save, the review flag and the attestation are refused with a message naming the state, and nothing changes`, async () => {
+        const id = await insertPlan({ status, needsUpdate: FLAGS });
+        const before = await planRow(id);
+        for (const [door, run] of Object.entries(doors(id, client()))) {
+          const response = await run();
+          // The attestation is the principal's alone: a Super Admin is refused before the state is asked.
+          if (door === 'attest' && role === 'Super Admin') {
+            expect(response.status, door).toBe(403);
+            continue;
+          }
+          expect(response.status, `${door}: ${JSON.stringify(response.body)}`).toBe(403);
+          expect(response.body.error, door).toMatch(
+            new RegExp(`^This plan is ${status === 'under_review' ? 'under review' : status}: its answers cannot change`),
+          );
+        }
+        expect(await planRow(id)).toEqual(before);
+        const [step] = await db()
+          .select()
+          .from(planSteps)
+          .where(and(eq(planSteps.formId, id), eq(planSteps.stepKey, 'attendancePlan')));
+        expect(step!.data).toEqual({});
+        const read = await principal.get(`/api/forms/${id}`);
+        expect(read.body.userPermission).toMatchObject({ canEdit: false, canAttest: false, readOnly: true });
+      });
+    }
+  }
+
+  it('an approved plan is returned for changes with a reason (none is refused); returned, it is editable again and its attestation is gone', async () => {
+    const id = await insertPlan({
+      status: 'approved',
+      attestation: { confirmed: true, name: user.principal.name, signedAt: new Date().toISOString(), signedBy: user.principal.id },
+    });
+    const noReason = await admin.put(`/api/forms/${id}`, { action: 'review', status: 'rejected' });
+    expect(noReason.status).toBe(400);
+    expect(noReason.body.error).toMatch(/reason is required/);
+    expect((await planRow(id))!.status).toBe('approved');
+
+    const returned = await admin.put(`/api/forms/${id}`, { action: 'review', status: 'rejected', comment: 'Add the second attendance contact.' });
+    expect(returned.status, JSON.stringify(returned.body)).toBe(200);
+    expect(await planRow(id)).toMatchObject({ status: 'rejected', reviewComment: 'Add the second attendance contact.', attestation: null });
+    expect((await saveStep6(principal, id, 'Returned and fixed')).status).toBe(200);
+    const read = await principal.get(`/api/forms/${id}`);
+    expect(read.body.userPermission).toMatchObject({ canEdit: true, canAttest: true });
+  });
+
+  it('the attestation carries the signer’s own name (case and spacing forgiven) and id, and an answer changed after it clears it', async () => {
+    const id = await insertPlan();
+    const wrong = await principal.post(`/api/forms/${id}/attest`, { name: 'Mickey Mouse' });
+    expect(wrong.status).toBe(400);
+    expect(wrong.body.error).toContain(user.principal.name);
+    expect((await planRow(id))!.attestation).toBeNull();
+
+    const spaced = await principal.post(`/api/forms/${id}/attest`, { name: `  ${user.principal.name.toUpperCase().replace(' ', '   ')} ` });
+    expect(spaced.status, JSON.stringify(spaced.body)).toBe(200);
+    expect(spaced.body.attestation).toMatchObject({ name: user.principal.name, signedBy: user.principal.id });
+
+    expect((await saveStep6(principal, id, 'Changed after signing')).status).toBe(200);
+    expect((await planRow(id))!.attestation, 'a change after the signature clears it').toBeNull();
   });
 });

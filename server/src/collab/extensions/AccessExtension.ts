@@ -33,7 +33,7 @@ export class AccessExtension implements Extension {
     if (!context || !bank?.steps.some((step) => step.key === target.stepKey)) throw new Error('Not found');
     const step = { plan: context, stepKey: target.stepKey };
     if (!can(auth.actor, 'readStep', step)) throw new Error('Access denied');
-    connectionConfig.readOnly = !context.writable || !can(auth.actor, 'editStep', step);
+    connectionConfig.readOnly = !can(auth.actor, 'changeAnswers', context) || !can(auth.actor, 'editStep', step);
     return { token: sessionToken!, sessionId: auth.sessionId, userId: auth.actor.id, formId: target.formId, stepKey: target.stepKey };
   }
 
@@ -43,6 +43,6 @@ export class AccessExtension implements Extension {
     const plan = auth ? await loadPlan(this.services, auth.actor, context.formId).catch(() => null) : null;
     const step = plan && { plan, stepKey: context.stepKey };
     if (!auth || !step || !can(auth.actor, 'readStep', step)) return 'revoked';
-    return plan.writable && can(auth.actor, 'editStep', step) ? 'editable' : 'read-only';
+    return can(auth.actor, 'changeAnswers', plan) && can(auth.actor, 'editStep', step) ? 'editable' : 'read-only';
   }
 }

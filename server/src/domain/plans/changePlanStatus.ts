@@ -11,7 +11,8 @@ import { authorize } from '../../policy/index.ts';
 /** Who moves a plan from one status to another (docs/decisions.md). */
 const TRANSITIONS: Record<'submit' | 'review', Partial<Record<PlanStatus, PlanStatus[]>>> = {
   submit: { draft: ['submitted'], rejected: ['submitted'] },
-  review: { submitted: ['under_review'], under_review: ['approved', 'rejected'] },
+  // "Return for changes" (→ rejected) reopens a plan under review or an approved one.
+  review: { submitted: ['under_review'], under_review: ['approved', 'rejected'], approved: ['rejected'] },
 };
 
 export interface StatusChange {
@@ -39,6 +40,8 @@ export async function changePlanStatus(services: DomainServices, caller: Caller,
   if (change.action === 'submit' && plan.copiedFromId && !plan.attestation?.confirmed) {
     throw invalidInput('Attestation required', { from, to });
   }
+  // People are told why their plan came back.
+  if (to === 'rejected' && !change.comment?.trim()) throw invalidInput('A reason is required to return a plan for changes', { from, to });
 
   const now = new Date();
   return services.events.transaction(async (tx, record) => {
@@ -49,6 +52,8 @@ export async function changePlanStatus(services: DomainServices, caller: Caller,
         updatedAt: now,
         ...(change.action === 'submit' ? { submittedAt: now } : { reviewedAt: now, reviewedBy: caller.auth.actor.id }),
         ...(change.action === 'review' && change.comment !== undefined ? { reviewComment: change.comment } : {}),
+        // A returned plan is attested again before it is resubmitted.
+        ...(to === 'rejected' ? { attestation: null } : {}),
       })
       .where(eq(plans.id, plan.id))
       .returning();

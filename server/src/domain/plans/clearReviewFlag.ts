@@ -15,7 +15,7 @@ export async function clearReviewFlag(
   questionId: string,
   stepKey: string | undefined,
 ): Promise<{ cleared: NeedsUpdateFlag[]; needsUpdate: NeedsUpdateFlag[] }> {
-  authorize(context.actor, 'writePlan', context);
+  authorize(context.actor, 'changeAnswers', context);
   const matches = (flag: NeedsUpdateFlag) => flag.questionId === questionId && (stepKey === undefined || flag.stepKey === stepKey);
   // The row is re-read under a lock so two people marking different flags both land.
   const result = await services.storage.db.transaction(async (tx) => {

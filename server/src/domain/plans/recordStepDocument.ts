@@ -5,6 +5,7 @@ import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { users } from '../../storage/schema.ts';
 import { writeStepAnswers, type WrittenStep } from './writeStepAnswers.ts';
 import { claimStepLock } from './stepLocks.ts';
+import { clearAttestation } from './attestPlan.ts';
 
 const MAX_ATTEMPTS = 100;
 
@@ -49,6 +50,8 @@ export async function recordStepDocument(services: BaseServices, record: StepDoc
     if (Object.keys(dirty).length === 0 && completed === row.completed) return null;
     const written = await writeStepAnswers(services.storage.db, row, dirty, completed, writerId);
     if (!written) continue;
+    // Answers changed after the principal attested: the plan is attested again before it is submitted.
+    await clearAttestation(services.storage.db, formId);
     const [writer] = writerId
       ? await services.storage.db.select({ id: users.id, name: users.name, email: users.email }).from(users).where(eq(users.id, writerId)).limit(1)
       : [];

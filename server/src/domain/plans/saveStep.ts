@@ -9,6 +9,7 @@ import { reloadPlanStep, rememberWrite, type PlanStep } from './loadPlanStep.ts'
 import { claimStepLockCounting, releaseStepLock, type StepLock } from './stepLocks.ts';
 import type { StepRow, UserRow } from '../../storage/rows.ts';
 import { authorize, can } from '../../policy/index.ts';
+import { clearAttestation } from './attestPlan.ts';
 
 export interface StepSave {
   data: Record<string, unknown>;
@@ -58,13 +59,13 @@ function changedUnderClient(save: StepSave, row: StepRow, questionId: string): b
 
 const MAX_ATTEMPTS = 100;
 
-/** Whether the caller may write this step: writable plan and year, and the step in the caller's access. */
+/** Whether the caller may write this step: the plan's answers may change (year, status), and the step is in the caller's access. */
 const mayWrite = (actor: UserRow, { context, step }: PlanStep) =>
-  can(context.actor, 'writePlan', context) && can(actor, 'editStep', { plan: context, stepKey: step.key });
+  can(context.actor, 'changeAnswers', context) && can(actor, 'editStep', { plan: context, stepKey: step.key });
 
 /** `mayWrite`, or the 403 of the first ability refused. */
 function authorizeWrite(actor: UserRow, { context, step }: PlanStep): void {
-  authorize(context.actor, 'writePlan', context);
+  authorize(context.actor, 'changeAnswers', context);
   authorize(actor, 'editStep', { plan: context, stepKey: step.key });
 }
 
@@ -163,6 +164,8 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
     if (written) {
       const { hasDocument: _hasDocument, ...writtenRow } = written;
       rememberWrite(services, actor, current, writtenRow);
+      // Answers changed after the principal attested: the plan is attested again before it is submitted.
+      if (current.context.plan.attestation) await clearAttestation(db, formId);
       announceStepWrite(services, formId, step, actor, dirty, completed, written, savedLive);
       return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
     }

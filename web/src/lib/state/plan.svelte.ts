@@ -1,4 +1,13 @@
-import { requiredProgress, unansweredRequired, type NeedsUpdateFlag, type PlanStatus, type Question, type Step, type StepAnswers } from '@csp/shared';
+import {
+  answersOpenIn,
+  requiredProgress,
+  unansweredRequired,
+  type NeedsUpdateFlag,
+  type PlanStatus,
+  type Question,
+  type Step,
+  type StepAnswers,
+} from '@csp/shared';
 import type { Comment, FullPlan, StepLock, StepResponse } from '@csp/shared/api/forms';
 import type { Deadline } from '@csp/shared';
 import { commentEventSchema, flagEventSchema, lockEventSchema, statusEventSchema, stepSavedEventSchema } from '@csp/shared/api/realtime';
@@ -31,7 +40,8 @@ export interface PlanStepView {
 }
 
 /** Why a plan cannot be changed by the caller, in words, or null when it can. */
-export type ReadOnlyReason = 'archived' | 'view-only' | null;
+/** Why a plan cannot be changed: its year is archived, it is with the district (submitted, under review, approved), or the person may only read it. */
+export type ReadOnlyReason = 'archived' | 'with-district' | 'view-only' | null;
 
 /**
  * One open plan: its record, its bank, stored answers per step, locks, presence and comments,
@@ -79,7 +89,18 @@ export class PlanState {
         if (mine(formId)) this.upsertComment(comment);
       }),
       realtime.on('status', statusEventSchema, ({ formId, status }) => {
-        if (mine(formId)) this.plan.status = status;
+        if (!mine(formId)) return;
+        this.plan.status = status;
+        // What the move changed beside the status: the reason of a return, the attestation, who may edit now.
+        void api
+          .plan(formId)
+          .then((fresh) => {
+            if (fresh.status !== this.plan.status) return;
+            this.plan.reviewComment = fresh.reviewComment;
+            this.plan.attestation = fresh.attestation;
+            this.plan.userPermission = fresh.userPermission;
+          })
+          .catch(() => {});
       }),
       realtime.on('flag', flagEventSchema, ({ formId, stepKey, questionId }) => {
         if (mine(formId)) this.plan.needsUpdate = this.plan.needsUpdate.filter((flag) => !(flag.questionId === questionId && flag.stepKey === stepKey));
@@ -123,7 +144,13 @@ export class PlanState {
   readonly permission = $derived(this.plan.userPermission);
 
   readonly readOnlyReason: ReadOnlyReason = $derived(
-    this.plan.locked && !this.plan.allowEditsWhenArchived ? 'archived' : !this.plan.userPermission.canEdit ? 'view-only' : null,
+    this.plan.locked && !this.plan.allowEditsWhenArchived
+      ? 'archived'
+      : !answersOpenIn(this.plan.status)
+        ? 'with-district'
+        : !this.plan.userPermission.canEdit
+          ? 'view-only'
+          : null,
   );
 
   readonly views: PlanStepView[] = $derived(
