@@ -1,5 +1,13 @@
 import { defineConfig } from 'vitest/config';
 
+/**
+ * The browser suites drive the web app, which is the same whatever store the server uses: they run
+ * on the embedded default, and on PostgreSQL + Redis only with BROWSER_TESTS=always. The second
+ * pass runs every server, protocol and multi-process suite (those are where the stores differ);
+ * running the browsers twice would take CI past its time budget for no case the first run misses.
+ */
+const browserSuitesOnce = process.env.DATABASE_URL && process.env.BROWSER_TESTS !== 'always' ? ['tests/web.*.e2e.test.ts'] : [];
+
 export default defineConfig({
   test: {
     projects: [
@@ -21,7 +29,7 @@ export default defineConfig({
           fileParallelism: false,
           // Browser tests fail on any Content-Security-Policy violation a page reported (tests/support/policyProblems.ts).
           setupFiles: ['tests/support/setup.ts'],
-          exclude: ['tests/bench/**', '**/node_modules/**'],
+          exclude: ['tests/bench/**', '**/node_modules/**', ...browserSuitesOnce],
           testTimeout: 60_000,
           hookTimeout: 120_000,
         },

@@ -33,7 +33,7 @@ let formId: string;
 let elena: Person;
 let marcus: Person;
 
-const field = (page: Page, title: string) => page.getByRole('textbox', { name: title, exact: true });
+const field = (page: Page, title: string) => page.getByRole('textbox', { name: title });
 const stored = async (questionId: string) => (await principalApi.get(`/api/forms/${formId}/step/${STEP}`)).body.stepData.data[questionId];
 const saved = (page: Page) =>
   page
@@ -173,7 +173,7 @@ describe('two people on one step in a real browser', () => {
     await table(elena.page)
       .getByRole('button', { name: /Add row/ })
       .click();
-    await expect(elena.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))).resolves.toBe('Role, row 1');
+    await waitFor('focus in the new row', async () => (await elena.page.evaluate(() => document.activeElement?.getAttribute('aria-label'))) === 'Role, row 1');
     await table(elena.page)
       .getByRole('button', { name: /Add row/ })
       .click();

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import fs from 'node:fs';
 import type { Browser } from 'playwright-core';
-import { currentSchoolYear, nextSchoolYear, requiredProgress } from '@csp/shared';
+import { PLAN_STATUS_LABELS, currentSchoolYear, nextSchoolYear, requiredProgress } from '@csp/shared';
 import { startTestServer, type TestServer } from '../server/src/testing/testServer.ts';
 import { signInAll } from '../server/src/testing/signIn.ts';
 import type { HttpClient } from '../server/src/testing/httpClient.ts';
@@ -20,13 +20,7 @@ let adminApi: HttpClient;
 let formId: string;
 const people: Person[] = [];
 
-const statusLabels: Record<string, string> = {
-  draft: 'Draft',
-  submitted: 'Submitted',
-  under_review: 'Under review',
-  approved: 'Approved',
-  rejected: 'Rejected',
-};
+const statusLabels: Record<string, string> = PLAN_STATUS_LABELS;
 const isoDay = (offsetDays: number) => new Date(Date.now() + offsetDays * 86_400_000).toISOString().slice(0, 10);
 
 beforeAll(async () => {

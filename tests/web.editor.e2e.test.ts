@@ -252,7 +252,9 @@ describe('the plan editor in a real browser', () => {
     await review.getByRole('alert').filter({ hasText: 'Say what the school should change.' }).waitFor();
     await review.getByLabel(/Comment for the school/).fill('Please name a second attendance liaison.');
     await review.getByRole('button', { name: 'Save review' }).click();
-    await principal.page.locator('.plan-head').getByText('Rejected').waitFor();
+    await principal.page.locator('.plan-head').getByText('Returned for changes').waitFor();
+    // The reason is on the plan page the principal has open, not only in a notification.
+    await principal.page.getByText('The district says: Please name a second attendance liaison.').waitFor();
     const plan = await principalApi.get(`/api/forms/${formId}`);
     expect(plan.body).toMatchObject({ status: 'rejected', reviewComment: 'Please name a second attendance liaison.' });
   });

@@ -43,8 +43,8 @@ export class PlanCollab {
    * closed (it is noticed only when no message arrives for half a minute), so a fresh one syncs now.
    */
   #reconnect = () => {
-    this.socket.disconnect();
-    void this.socket.connect().catch(() => {});
+    // Closing the socket (not `disconnect()`, which stops its retries) lets the provider connect again as after any drop.
+    this.socket.webSocket?.close();
   };
 
   open(formId: string, stepKey: string): StepDocument {

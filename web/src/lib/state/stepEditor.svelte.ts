@@ -271,8 +271,9 @@ export class StepEditor {
     this.#tableChange(question, (rows) => {
       if (rows.length >= TABLE_MAX_ROWS) return;
       const row = newTableRow((question.columns ?? []).map(() => ''));
-      id = String(row.get(ROW_ID));
       rows.push([row]);
+      // Read once it is in the document (a Y.Map not yet in one answers nothing).
+      id = String(row.get(ROW_ID));
     });
     return id;
   }
