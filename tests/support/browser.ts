@@ -10,9 +10,11 @@ import { expect } from 'vitest';
 import { randomClientAddress } from '../../server/src/testing/httpClient.ts';
 import { isPolicyComplaint, notePolicyProblem } from './policyProblems.ts';
 
-export function launchBrowser(): Promise<Browser> {
+/** `showScrollbars`: draw scrollbars as a desktop browser does (headless Chromium hides them by default). */
+export function launchBrowser({ showScrollbars = false }: { showScrollbars?: boolean } = {}): Promise<Browser> {
   return chromium.launch({
     executablePath: process.env.CHROMIUM_PATH ?? '/usr/bin/chromium',
+    ...(showScrollbars ? { ignoreDefaultArgs: ['--hide-scrollbars'] } : {}),
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run'],
   });
 }
