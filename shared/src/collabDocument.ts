@@ -197,6 +197,7 @@ export function prepareAnswers(doc: Y.Doc, step: Step, origin?: unknown): boolea
 export function seedDocumentState(step: Step, answers: StepAnswers, completed: boolean): Uint8Array {
   const doc = new Y.Doc();
   writeAnswers(doc, step, answers);
+  prepareAnswers(doc, step);
   writeCompleted(doc, completed);
   const state = Y.encodeStateAsUpdate(doc);
   doc.destroy();

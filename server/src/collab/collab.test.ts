@@ -534,9 +534,15 @@ describe('a plan with the district holds still live', () => {
       await pause(200);
       return a.syncAcks.at(-1) === false && b.syncAcks.at(-1) === false;
     });
-    const held = readAnswers(serverDocument(formId, STEP)!);
-    expect(held.att_strategy ?? '').toBe('');
-    expect((await readStep(admin, formId, STEP)).stepData.data).toEqual({ att_barriers: 'Before submitting.' });
+    // Read-only on both now: what either types is refused, never reaches the document or the record.
+    const acked = [a.syncAcks.length, b.syncAcks.length];
+    writeAnswers(a.doc, step, { att_incentives: 'AFTER THE LOCK (A)' });
+    writeAnswers(b.doc, step, { att_lateness: 'AFTER THE LOCK (B)' });
+    await waitFor('both updates refused', () => a.syncAcks.length > acked[0]! && b.syncAcks.length > acked[1]!);
+    expect([a.syncAcks.at(-1), b.syncAcks.at(-1)]).toEqual([false, false]);
+    await pause(2_500);
+    expect(JSON.stringify(readAnswers(serverDocument(formId, STEP)!))).not.toContain('AFTER THE LOCK');
+    expect(JSON.stringify((await readStep(admin, formId, STEP)).stepData.data)).not.toContain('AFTER THE LOCK');
 
     expect((await admin.put(`/api/forms/${formId}`, { action: 'review' })).status).toBe(200);
     expect((await admin.put(`/api/forms/${formId}`, { action: 'review', status: 'rejected', comment: 'Add the barriers.' })).status).toBe(200);

@@ -59,11 +59,14 @@ export class PersistenceExtension implements Extension {
     const step = plan ? (await this.services.banks.resolve(plan.version)).steps.find((candidate) => candidate.key === stepKey) : undefined;
     if (!step) throw new Error('Not found');
     await this.documents.load(document, documentName, formId, step);
+    // A document stored before every answer had its shared type (new documents are seeded with
+    // them), or before rows had ids, gets them, stored at once: a second process that loads it
+    // meanwhile must find them, not make its own (Y.js would keep one of two, and what was typed
+    // into the other would be lost).
+    const prepared = prepareAnswers(document, step, 'prepare');
+    const upgraded = upgradeTables(document, 'upgrade');
+    if (prepared || upgraded) await this.documents.store(documentName, formId, document);
     this.stored.set(document, Y.encodeStateVector(document));
-    // Every answer's shared type exists before anyone types, and rows stored before they had ids
-    // get theirs (stored with the document's next store, not claimed stored before it).
-    prepareAnswers(document, step, 'prepare');
-    upgradeTables(document, 'upgrade');
     this.steps.set(document, step);
     // A process that stopped between storing a document and recording it: the record catches up now.
     await this.record(documentName, formId, step, document);
