@@ -8,7 +8,9 @@
  * rate limit.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eq } from 'drizzle-orm';
 import { currentSchoolYear, type QuestionBank } from '@csp/shared';
+import { users } from '../../storage/schema.ts';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
@@ -60,6 +62,8 @@ beforeAll(async () => {
   requireTool('pdftotext', 'poppler-utils');
   requireTool('soffice', 'libreoffice-writer-nogui');
   server = await startTestServer();
+  // The principal signs with their own name: one that is hard to print.
+  await server.services.storage.db.update(users).set({ name: ATTESTED_NAME }).where(eq(users.email, PRINCIPAL));
   principal = await signIn(server.url, PRINCIPAL);
   const list = await principal.get(`/api/forms?schoolYear=${YEAR}`);
   expect(list.status).toBe(200);
