@@ -36,6 +36,12 @@ try {
       .first()
       .waitFor();
   await principal.page.getByRole('textbox', { name: text.title }).fill('Rahim Uddin, Attendance Teacher');
+  // Stored first, so the principal's edit takes the step's lock.
+  await principal.page
+    .getByRole('status')
+    .filter({ hasText: /Saved at/ })
+    .first()
+    .waitFor();
   await ap.page.getByRole('textbox', { name: textarea.title }).click();
   await ap.page.keyboard.type('Families told us mornings are hard, and buses arrive late in winter.', { delay: 5 });
   await principal.page
