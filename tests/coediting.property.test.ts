@@ -13,7 +13,7 @@
  * that nobody typed, an IME's intermediate text included.
  *
  * Replay a run with COEDIT_SEED=<printed seed>; COEDIT_ROUNDS sets the rounds (the benchmark-size
- * run uses thousands).
+ * run uses thousands); COEDIT_TRACE=1 prints each round's person, action and field.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { isDeepStrictEqual } from 'node:util';
