@@ -42,6 +42,9 @@ export function bindText(field: TextField, map: Y.Map<unknown>, key: string, opt
    */
   let composition: { from: Y.RelativePosition; lastReplaced: Y.RelativePosition | null; start: number; end: number; before: string } | null = null;
 
+  /** This binding's own edits of a text, and nobody else's. */
+  const undoOf = (target: Y.Text) => new Y.UndoManager(target, { trackedOrigins: new Set([origin]), captureTimeout: UNDO_PAUSE_MS });
+
   const current = () => {
     const value = map.get(key);
     return value instanceof Y.Text ? value : null;
@@ -94,7 +97,7 @@ export function bindText(field: TextField, map: Y.Map<unknown>, key: string, opt
     text?.unobserve(onTextChange);
     undo?.destroy();
     text = next;
-    undo = text ? new Y.UndoManager(text, { trackedOrigins: new Set([origin]), captureTimeout: UNDO_PAUSE_MS }) : null;
+    undo = text ? undoOf(text) : null;
     text?.observe(onTextChange);
     if (text && typedIntoLoser && !text.toString().includes(typedIntoLoser)) {
       const winner = text;
@@ -119,7 +122,7 @@ export function bindText(field: TextField, map: Y.Map<unknown>, key: string, opt
     if (!text) {
       text = new Y.Text();
       map.set(key, text);
-      undo = new Y.UndoManager(text, { trackedOrigins: new Set([origin]), captureTimeout: UNDO_PAUSE_MS });
+      undo = undoOf(text);
       text.observe(onTextChange);
     }
     return text;
@@ -187,27 +190,19 @@ export function bindText(field: TextField, map: Y.Map<unknown>, key: string, opt
   };
 
   follow();
-  field.addEventListener('input', onInput);
-  field.addEventListener('compositionstart', onCompositionStart);
-  field.addEventListener('compositionend', onCompositionEnd);
-  field.addEventListener('keydown', onKeyDown);
-  field.addEventListener('beforeinput', onBeforeInput);
-  field.addEventListener('select', reportSelection);
-  field.addEventListener('keyup', reportSelection);
-  field.addEventListener('pointerup', reportSelection);
-  field.addEventListener('focus', reportSelection);
+  // One signal takes every listener off again.
+  const listening = new AbortController();
+  const listen = (type: string, listener: (event: Event) => void) => field.addEventListener(type, listener, { signal: listening.signal });
+  listen('input', onInput);
+  listen('compositionstart', onCompositionStart);
+  listen('compositionend', onCompositionEnd);
+  listen('keydown', onKeyDown);
+  listen('beforeinput', onBeforeInput);
+  for (const type of ['select', 'keyup', 'pointerup', 'focus']) listen(type, reportSelection);
   map.observe(onMapChange);
   doc.on('beforeTransaction', beforeTransaction);
   return () => {
-    field.removeEventListener('input', onInput);
-    field.removeEventListener('compositionstart', onCompositionStart);
-    field.removeEventListener('compositionend', onCompositionEnd);
-    field.removeEventListener('keydown', onKeyDown);
-    field.removeEventListener('beforeinput', onBeforeInput);
-    field.removeEventListener('select', reportSelection);
-    field.removeEventListener('keyup', reportSelection);
-    field.removeEventListener('pointerup', reportSelection);
-    field.removeEventListener('focus', reportSelection);
+    listening.abort();
     map.unobserve(onMapChange);
     doc.off('beforeTransaction', beforeTransaction);
     text?.unobserve(onTextChange);
