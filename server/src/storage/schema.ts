@@ -1,6 +1,7 @@
 import { sql } from 'drizzle-orm';
 import {
   type AnyPgColumn,
+  bigint,
   boolean,
   check,
   customType,
@@ -393,3 +394,75 @@ export const collabDocuments = pgTable('collab_documents', {
   state: bytea('state').notNull(),
   updatedAt: updatedAt(),
 });
+
+/**
+ * What a live document's connections sent since it was last stored, appended as they arrive (one
+ * statement per event-loop turn) and deleted when the document is stored: a process that ends
+ * between two stores loses none of what it relayed.
+ */
+export const collabUpdates = pgTable(
+  'collab_updates',
+  {
+    id: bigint('id', { mode: 'number' }).primaryKey().generatedAlwaysAsIdentity(),
+    name: text('name').notNull(),
+    update: bytea('update').notNull(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('collab_updates_name_idx').on(t.name, t.id)],
+);
+
+export const revisionKind = pgEnum('revision_kind', ['edit', 'restore', 'copy']);
+
+/**
+ * An answer's history: one row per person's burst of changes to one answer (a later change by the
+ * same people soon after extends it), from its value before the burst to its value after.
+ */
+export const answerRevisions = pgTable(
+  'answer_revisions',
+  {
+    id: id('id').primaryKey(),
+    formId: id('form_id')
+      .notNull()
+      .references(() => plans.id, { onDelete: 'cascade' }),
+    stepKey: text('step_key').notNull(),
+    questionId: text('question_id').notNull(),
+    kind: revisionKind('kind').notNull(),
+    /** Everyone whose changes the burst holds (several people typing one answer live). */
+    authorIds: jsonb('author_ids').$type<string[]>().notNull().default([]),
+    before: jsonb('before').$type<unknown>(),
+    after: jsonb('after').$type<unknown>(),
+    /** The step revision that last changed it: revisions of an answer are ordered by it. */
+    stepRevision: integer('step_revision').notNull(),
+    /** For a restore: the revision whose text was brought back. */
+    restoredFromId: id('restored_from_id'),
+    startedAt: timestamp('started_at', { withTimezone: true, mode: 'date' }).notNull().defaultNow(),
+    updatedAt: updatedAt(),
+  },
+  (t) => [
+    index('answer_revisions_question_idx').on(t.formId, t.stepKey, t.questionId, t.stepRevision),
+    index('answer_revisions_plan_idx').on(t.formId, t.updatedAt),
+    hexId(t.id, 'answer_revisions'),
+  ],
+);
+
+export const versionKind = pgEnum('version_kind', ['submitted', 'under_review', 'approved', 'returned', 'copied']);
+
+/** A plan's answers as they stood at a decision (a status move, or the copy that began it): never changed after. */
+export const planVersions = pgTable(
+  'plan_versions',
+  {
+    id: id('id').primaryKey(),
+    formId: id('form_id')
+      .notNull()
+      .references(() => plans.id, { onDelete: 'cascade' }),
+    kind: versionKind('kind').notNull(),
+    actorId: id('actor_id'),
+    actorName: text('actor_name').notNull(),
+    comment: text('comment'),
+    /** Every step's answers and completion, by step key. */
+    steps: jsonb('steps').$type<Record<string, { data: StepAnswers; completed: boolean }>>().notNull(),
+    attestation: jsonb('attestation').$type<Attestation | null>(),
+    createdAt: createdAt(),
+  },
+  (t) => [index('plan_versions_plan_idx').on(t.formId, t.createdAt), hexId(t.id, 'plan_versions')],
+);
