@@ -1,13 +1,14 @@
 /**
- * The PDF export: US Letter, 50 pt margins, a title page, then each step on a new page with its
- * intro and questions; answers wrap and break across pages, tables repeat their navy header row on
- * every page and shrink their font when wide; every page has a footer with the plan id, the
- * generation time and its page number.
+ * The PDF export: US Letter, 50 pt margins, a title block with the plan's record (status,
+ * attestation, submission, approval or return) and contents, then the steps one after another: a
+ * step starts a new page only when its heading and first lines do not fit on this one. Answers wrap
+ * and break across pages, tables repeat their navy header row on every page and shrink their font
+ * when wide; every page has a footer with the school, the school year and "Page n of N".
  */
 import PDFDocument from 'pdfkit';
 import { PdfTextWriter } from './pdfText.ts';
 import { layoutText, textMetrics, type LaidLine } from './textLayout.ts';
-import { formatDateTime, titleFields, type ExportAnswer, type PlanExport } from './planExport.ts';
+import { footerText, recordLines, titleFields, type ExportAnswer, type PlanExport } from './planExport.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
@@ -31,6 +32,10 @@ const LINE_FACTOR = 1.45;
 /** Room an answer needs on a page to start there: two lines of text, or a table's header and first row. */
 const ANSWER_START = 40;
 const BASELINE_FACTOR = 1.08;
+/** Space above a step that follows another on the same page. */
+const STEP_GAP = 24;
+/** Intro lines a step's heading keeps with it on its page. */
+const INTRO_KEPT = 3;
 
 /** Table fonts: start here, shrink in half points down to the floor until the columns fit. */
 const TABLE_FONT_MAX = 9;
@@ -259,7 +264,8 @@ class PdfComposer {
   titlePage(plan: PlanExport): void {
     this.text('Consolidated School Plan', { size: 22, bold: true, color: COLORS.navy, after: 4 });
     this.text(`${plan.schoolName}`, { size: 16, bold: true, color: COLORS.text, after: 2 });
-    this.text(`School year ${plan.schoolYear}`, { size: 12, color: COLORS.muted, after: 10 });
+    this.text(`School year ${plan.schoolYear}`, { size: 12, color: COLORS.muted, after: plan.versionLabel ? 4 : 10 });
+    if (plan.versionLabel) this.text(plan.versionLabel, { size: 12, bold: true, color: COLORS.navy, after: 10 });
     this.rule(MARGIN, CONTENT_WIDTH, COLORS.navy, 1.5);
     this.gap(12);
     const fields = titleFields(plan);
@@ -276,6 +282,9 @@ class PdfComposer {
       this.y = Math.max(this.y, afterLabel) + 4;
     }
     this.gap(14);
+    this.text('Record', { size: 13, bold: true, color: COLORS.navy, after: 4 });
+    for (const line of recordLines(plan)) this.text(line, { size: 11, color: COLORS.text, after: 3 });
+    this.gap(14);
     this.text('Contents', { size: 13, bold: true, color: COLORS.navy, after: 4 });
     for (const step of plan.steps) {
       this.text(`${step.heading} — ${step.completed ? 'Completed' : 'Not completed'}`, { size: 10, color: COLORS.text, after: 1 });
@@ -285,18 +294,37 @@ class PdfComposer {
     }
   }
 
+  /** Height of a question's label with the start of its answer: what must fit for it to start on a page. */
+  private questionStart(label: LaidLine[]): number {
+    return label.length * 10.5 * LINE_FACTOR + 3 + ANSWER_START;
+  }
+
   steps(plan: PlanExport): void {
     for (const step of plan.steps) {
-      this.newPage();
-      this.text(step.heading, { size: 16, bold: true, color: COLORS.navy, after: 2 });
+      // Steps follow one another (a one-question step does not take a page of its own); a step
+      // moves to the next page only when its heading, the start of its intro and its first
+      // question's start do not fit, so a heading never ends a page.
+      const heading = layoutText(step.heading, { size: 16, bold: true, width: CONTENT_WIDTH });
+      const intro = step.intro.trim() ? layoutText(step.intro, { size: 9.5, width: CONTENT_WIDTH }) : [];
+      const first = step.questions[0];
+      const firstStart = first ? this.questionStart(layoutText(first.label, { size: 10.5, bold: true, width: CONTENT_WIDTH })) : 10 * LINE_FACTOR;
+      // A long intro keeps its first lines with the heading; a short one, itself and the first question.
+      const afterHeading = intro.length > INTRO_KEPT ? INTRO_KEPT * 9.5 * LINE_FACTOR : intro.length * 9.5 * LINE_FACTOR + (intro.length ? 10 : 0) + firstStart;
+      if (this.y > MARGIN) this.gap(STEP_GAP);
+      this.ensure(heading.length * 16 * LINE_FACTOR + 2 + 8 + afterHeading);
+      this.lines(heading, MARGIN, { size: 16, bold: true, color: COLORS.navy });
+      this.gap(2);
       this.rule(MARGIN, CONTENT_WIDTH, COLORS.navy, 1);
       this.gap(8);
-      if (step.intro.trim()) this.text(step.intro, { size: 9.5, color: COLORS.muted, after: 10 });
+      if (intro.length) {
+        this.lines(intro, MARGIN, { size: 9.5, color: COLORS.muted });
+        this.gap(10);
+      }
       if (step.questions.length === 0) this.text('No questions in this step.', { size: 10, color: COLORS.muted });
       for (const question of step.questions) {
         // A question starts on the next page unless it fits here with the start of its answer.
         const label = layoutText(question.label, { size: 10.5, bold: true, width: CONTENT_WIDTH });
-        this.ensure(label.length * 10.5 * LINE_FACTOR + 3 + ANSWER_START);
+        this.ensure(this.questionStart(label));
         this.lines(label, MARGIN, { size: 10.5, bold: true, color: COLORS.navy });
         this.gap(3);
         this.answer(question.answer, 12);
@@ -305,10 +333,13 @@ class PdfComposer {
     }
   }
 
-  /** Footers on every page: "Form ID <id> | Generated: <time>" and "Page n of N". */
+  /**
+   * Footers on every page: "<school> · <year> Consolidated School Plan" and "Page n of N" (pages
+   * are buffered, so the count is known). A school name too long for one line is cut short.
+   */
   footers(plan: PlanExport): void {
     const { start, count } = this.doc.bufferedPageRange();
-    const left = layoutText(`Form ID ${plan.formId} | Generated: ${formatDateTime(plan.generatedAt)}`, { size: 8, width: CONTENT_WIDTH })[0]!;
+    const left = layoutText(footerText(plan), { size: 8, width: CONTENT_WIDTH - 80 })[0]!;
     const baseline = PAGE_HEIGHT - MARGIN + 22;
     for (let i = start; i < start + count; i++) {
       this.doc.switchToPage(i);
