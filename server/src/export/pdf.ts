@@ -8,7 +8,7 @@
 import PDFDocument from 'pdfkit';
 import { PdfTextWriter } from './pdfText.ts';
 import { layoutText, textMetrics, type LaidLine } from './textLayout.ts';
-import { footerText, recordLines, titleFields, type ExportAnswer, type PlanExport } from './planExport.ts';
+import { footerText, recordLines, titleFields, type ExportAnswer, type ExportQuestion, type PlanExport } from './planExport.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
@@ -29,8 +29,10 @@ const COLORS = {
 } as const;
 
 const LINE_FACTOR = 1.45;
-/** Room an answer needs on a page to start there: two lines of text, or a table's header and first row. */
+/** Room a text answer needs on a page to start there: two lines. */
 const ANSWER_START = 40;
+/** Answers are indented under their question. */
+const ANSWER_INDENT = 12;
 const BASELINE_FACTOR = 1.08;
 /** Space above a step that follows another on the same page. */
 const STEP_GAP = 24;
@@ -52,6 +54,69 @@ interface TextOptions {
   indent?: number;
   /** Space after the block in points. */
   after?: number;
+}
+
+/**
+ * A table's font size, column widths and header row: natural widths when they fit, else each
+ * column's longest word plus a share of the room left. Kept per table answer, as the question
+ * before it needs the header's height to decide whether it starts on this page.
+ */
+const tableGeometries = new WeakMap<string[][], ReturnType<typeof computeTableGeometry>>();
+function tableGeometry(headers: string[], rows: string[][], indent: number) {
+  let geometry = tableGeometries.get(rows);
+  if (!geometry) tableGeometries.set(rows, (geometry = computeTableGeometry(headers, rows, indent)));
+  return geometry;
+}
+
+function computeTableGeometry(headers: string[], rows: string[][], indent: number) {
+  const available = CONTENT_WIDTH - indent;
+  const columns = headers.length;
+  const padX = cellPadX(columns);
+  const metrics = Array.from({ length: columns }, (_, c) => {
+    const header = textMetrics(headers[c] ?? '', true);
+    let natural = header.longestLine;
+    let word = header.longestWord;
+    for (const row of rows) {
+      const cell = textMetrics(row[c] ?? '', false);
+      natural = Math.max(natural, cell.longestLine);
+      word = Math.max(word, cell.longestWord);
+    }
+    // Per point of font size; a long word is capped (it breaks between characters instead).
+    return { natural: Math.max(natural, 1), word: Math.min(Math.max(word, 1), 14) };
+  });
+  // Cell padding, and a point of slack so that a word measured to fit does fit after rounding.
+  const padding = columns * (2 * padX + 1);
+  let size = TABLE_FONT_MAX;
+  while (size > TABLE_FONT_MIN && metrics.reduce((sum, m) => sum + m.word * size, 0) + padding > available) size -= 0.5;
+
+  // Column widths: natural widths when they fit, else each column's longest word plus a share of
+  // the room left in proportion to how much more it would like.
+  const naturalTotal = metrics.reduce((sum, m) => sum + m.natural * size, 0) + padding;
+  let widths: number[];
+  if (naturalTotal <= available) {
+    const extra = available - naturalTotal;
+    const total = metrics.reduce((sum, m) => sum + m.natural, 0);
+    widths = metrics.map((m) => m.natural * size + 2 * padX + 1 + (extra * m.natural) / total);
+  } else {
+    const base = metrics.map((m) => Math.min(m.word * size, available / columns) + 2 * padX + 1);
+    const left = Math.max(0, available - base.reduce((sum, w) => sum + w, 0));
+    const wants = metrics.map((m, c) => Math.max(0, m.natural * size + 2 * padX + 1 - base[c]!));
+    const wanted = wants.reduce((sum, w) => sum + w, 0) || 1;
+    widths = base.map((w, c) => w + (left * wants[c]!) / wanted);
+    const total = widths.reduce((sum, w) => sum + w, 0);
+    if (total > available) widths = widths.map((w) => (w * available) / total);
+  }
+
+  const lineHeight = size * LINE_FACTOR;
+  const layoutRow = (cells: string[], bold: boolean) => cells.map((cell, c) => layoutText(cell, { size, bold, width: Math.max(widths[c]! - 2 * padX, 4) }));
+  const headerLines = layoutRow(headers, true);
+  const headerHeight = Math.max(...headerLines.map((lines) => lines.length)) * lineHeight + 2 * CELL_PAD_Y;
+  // The header stays with the first row (the first line of a row taller than a page), which is
+  // not split when it fits on a page: otherwise the header would end this page alone.
+  const firstRow = rows[0] ? Math.max(1, ...layoutRow(rows[0], false).map((lines) => lines.length)) : 1;
+  const freshFit = Math.floor((CONTENT_BOTTOM - MARGIN - headerHeight - 2 * CELL_PAD_Y) / lineHeight);
+  const start = headerHeight + (firstRow <= freshFit ? firstRow : 1) * lineHeight + 2 * CELL_PAD_Y;
+  return { size, widths, padX, lineHeight, layoutRow, headerLines, headerHeight, start };
 }
 
 class PdfComposer {
@@ -156,47 +221,7 @@ class PdfComposer {
   table(headers: string[], rows: string[][], indent: number): void {
     const x0 = MARGIN + indent;
     const available = CONTENT_WIDTH - indent;
-    const columns = headers.length;
-    const padX = cellPadX(columns);
-    const metrics = Array.from({ length: columns }, (_, c) => {
-      const header = textMetrics(headers[c] ?? '', true);
-      let natural = header.longestLine;
-      let word = header.longestWord;
-      for (const row of rows) {
-        const cell = textMetrics(row[c] ?? '', false);
-        natural = Math.max(natural, cell.longestLine);
-        word = Math.max(word, cell.longestWord);
-      }
-      // Per point of font size; a long word is capped (it breaks between characters instead).
-      return { natural: Math.max(natural, 1), word: Math.min(Math.max(word, 1), 14) };
-    });
-    // Cell padding, and a point of slack so that a word measured to fit does fit after rounding.
-    const padding = columns * (2 * padX + 1);
-    let size = TABLE_FONT_MAX;
-    while (size > TABLE_FONT_MIN && metrics.reduce((sum, m) => sum + m.word * size, 0) + padding > available) size -= 0.5;
-
-    // Column widths: natural widths when they fit, else each column's longest word plus a share of
-    // the room left in proportion to how much more it would like.
-    const naturalTotal = metrics.reduce((sum, m) => sum + m.natural * size, 0) + padding;
-    let widths: number[];
-    if (naturalTotal <= available) {
-      const extra = available - naturalTotal;
-      const total = metrics.reduce((sum, m) => sum + m.natural, 0);
-      widths = metrics.map((m) => m.natural * size + 2 * padX + 1 + (extra * m.natural) / total);
-    } else {
-      const base = metrics.map((m) => Math.min(m.word * size, available / columns) + 2 * padX + 1);
-      const left = Math.max(0, available - base.reduce((sum, w) => sum + w, 0));
-      const wants = metrics.map((m, c) => Math.max(0, m.natural * size + 2 * padX + 1 - base[c]!));
-      const wanted = wants.reduce((sum, w) => sum + w, 0) || 1;
-      widths = base.map((w, c) => w + (left * wants[c]!) / wanted);
-      const total = widths.reduce((sum, w) => sum + w, 0);
-      if (total > available) widths = widths.map((w) => (w * available) / total);
-    }
-
-    const lineHeight = size * LINE_FACTOR;
-    const layoutRow = (cells: string[], bold: boolean) => cells.map((cell, c) => layoutText(cell, { size, bold, width: Math.max(widths[c]! - 2 * padX, 4) }));
-    const headerLines = layoutRow(headers, true);
-    const headerHeight = Math.max(...headerLines.map((lines) => lines.length)) * lineHeight + 2 * CELL_PAD_Y;
+    const { size, widths, padX, lineHeight, layoutRow, headerLines, headerHeight, start } = tableGeometry(headers, rows, indent);
 
     const drawRow = (cellLines: LaidLine[][], from: number, count: number, header: boolean, shade: boolean) => {
       const height = count * lineHeight + 2 * CELL_PAD_Y;
@@ -237,8 +262,7 @@ class PdfComposer {
     };
     const drawHeader = () => drawRow(headerLines, 0, Math.round((headerHeight - 2 * CELL_PAD_Y) / lineHeight), true, false);
 
-    // The header stays with at least the first line of the first row.
-    this.ensure(headerHeight + lineHeight + 2 * CELL_PAD_Y);
+    this.ensure(start);
     drawHeader();
     for (const [r, row] of rows.entries()) {
       const cellLines = layoutRow(row, false);
@@ -294,9 +318,15 @@ class PdfComposer {
     }
   }
 
-  /** Height of a question's label with the start of its answer: what must fit for it to start on a page. */
-  private questionStart(label: LaidLine[]): number {
-    return label.length * 10.5 * LINE_FACTOR + 3 + ANSWER_START;
+  /**
+   * Height of a question's label with the start of its answer (two lines of text, the writing line,
+   * a table's header and first row): what must fit for the question to start on this page.
+   */
+  private questionStart(question: ExportQuestion): number {
+    const label = layoutText(question.label, { size: 10.5, bold: true, width: CONTENT_WIDTH }).length * 10.5 * LINE_FACTOR + 3;
+    const { answer } = question;
+    if (answer.kind === 'table') return label + tableGeometry(answer.headers, answer.rows, ANSWER_INDENT).start;
+    return label + (answer.kind === 'blank' ? 22 : ANSWER_START);
   }
 
   steps(plan: PlanExport): void {
@@ -307,7 +337,7 @@ class PdfComposer {
       const heading = layoutText(step.heading, { size: 16, bold: true, width: CONTENT_WIDTH });
       const intro = step.intro.trim() ? layoutText(step.intro, { size: 9.5, width: CONTENT_WIDTH }) : [];
       const first = step.questions[0];
-      const firstStart = first ? this.questionStart(layoutText(first.label, { size: 10.5, bold: true, width: CONTENT_WIDTH })) : 10 * LINE_FACTOR;
+      const firstStart = first ? this.questionStart(first) : 10 * LINE_FACTOR;
       // A long intro keeps its first lines with the heading; a short one, itself and the first question.
       const afterHeading = intro.length > INTRO_KEPT ? INTRO_KEPT * 9.5 * LINE_FACTOR : intro.length * 9.5 * LINE_FACTOR + (intro.length ? 10 : 0) + firstStart;
       if (this.y > MARGIN) this.gap(STEP_GAP);
@@ -324,10 +354,10 @@ class PdfComposer {
       for (const question of step.questions) {
         // A question starts on the next page unless it fits here with the start of its answer.
         const label = layoutText(question.label, { size: 10.5, bold: true, width: CONTENT_WIDTH });
-        this.ensure(this.questionStart(label));
+        this.ensure(this.questionStart(question));
         this.lines(label, MARGIN, { size: 10.5, bold: true, color: COLORS.navy });
         this.gap(3);
-        this.answer(question.answer, 12);
+        this.answer(question.answer, ANSWER_INDENT);
         this.gap(10);
       }
     }

@@ -136,6 +136,16 @@ describe('GET /api/forms/:id/export/pdf', () => {
     expect(text).toContain(`Page ${report.pages} of ${report.pages}`);
   });
 
+  it('ends no page with a step heading or with a question whose answer starts on the next page', () => {
+    // A blank answer is a drawn line, with no text: its question may well end a page.
+    const kept = new Set(expected.flatMap((step) => [step.heading, ...step.questions.filter((q) => q.answer.kind !== 'blank').map((q) => q.label)]));
+    const pages = report.text.split('\f').slice(0, report.pages);
+    for (const [i, page] of pages.entries()) {
+      const lines = page.split('\n').filter((line) => line.trim() && !line.includes('Consolidated School Plan') && !/^Page \d+ of \d+$/.test(line.trim()));
+      expect(kept.has(lines.at(-1)!.trim()), `page ${i + 1} ends with "${lines.at(-1)}"`).toBe(false);
+    }
+  });
+
   it('prints every step, visible question and answer in order, blanks blank and hidden answers nowhere', () => {
     expectContent(report.text, expected, { fromPdf: true, pdfRawText: report.rawText });
     expect(report.text).not.toContain(HIDDEN_MARKER);
