@@ -10,6 +10,7 @@ import { openTestStorage } from '../testing/testDatabase.ts';
 import { DocumentStore } from './documentStore.ts';
 import { WriteAhead } from './writeAhead.ts';
 import { createLogger } from '../logger.ts';
+import { pino } from 'pino';
 
 let storage: Storage;
 const step: Step = BUNDLED_BANK.steps.find((candidate) => candidate.questions.some((q) => q.type === 'textarea'))!;
@@ -170,6 +171,18 @@ describe('document store', () => {
       // Nothing stored but the seed: the process died within its debounce.
       const b = await liveProcess(document);
       expect(marksOf(b.doc)).toEqual(['typed']);
+    });
+
+    it('an append the database refuses is logged, and nothing waits or fails for it', async () => {
+      const gone = await openTestStorage();
+      await gone.close();
+      const warnings: string[] = [];
+      const writeAhead = new WriteAhead(gone.db, pino({ level: 'warn' }, { write: (line: string) => void warnings.push(JSON.parse(line).msg) }));
+      const doc = new Y.Doc();
+      doc.on('update', (update: Uint8Array) => writeAhead.append(doc, 'plan:0:step:gone', update));
+      doc.getMap('marks').set('typed', true);
+      expect(await writeAhead.claim(doc)).toEqual([]);
+      expect(warnings).toEqual([expect.stringContaining('not appended to the write-ahead')]);
     });
   });
 });

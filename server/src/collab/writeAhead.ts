@@ -37,7 +37,10 @@ export class WriteAhead {
   /** This document's appends not answered yet. */
   private readonly pending = new WeakMap<Y.Doc, Set<Promise<unknown>>>();
 
+  private readonly logger: Logger;
+
   constructor(db: Database, logger: Logger) {
+    this.logger = logger;
     this.appends = windowBatcher<Append, number | null>(
       async (batch) => {
         try {
@@ -62,9 +65,11 @@ export class WriteAhead {
   append(document: Y.Doc, name: string, update: Uint8Array): void {
     const pending = this.pending.get(document) ?? new Set();
     this.pending.set(document, pending);
-    const task = this.appends.load({ name, update }).then((id) => {
-      if (id !== null) this.adopt(document, [id]);
-    });
+    // Never rejects: a store waiting for it, or nobody, must not see an append's failure.
+    const task = this.appends.load({ name, update }).then(
+      (id) => id !== null && this.adopt(document, [id]),
+      (error: unknown) => this.logger.warn({ err: error, documentName: name }, 'document update not appended to the write-ahead'),
+    );
     pending.add(task);
     void task.finally(() => pending.delete(task));
   }
