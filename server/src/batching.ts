@@ -8,7 +8,10 @@ import DataLoader from 'dataloader';
  */
 const BATCH_WINDOW_MS = 1;
 
-/** Calls made within one batch window reach `run` together; each caller gets its own answer or error. */
-export function windowBatcher<K, V>(run: (batch: readonly K[]) => Promise<(V | Error)[]>, maxBatchSize: number): DataLoader<K, V> {
-  return new DataLoader(run, { cache: false, maxBatchSize, batchScheduleFn: (send) => setTimeout(send, BATCH_WINDOW_MS) });
+/**
+ * Calls made within one batch window (`windowMs`, by default the autosaves' millisecond) reach
+ * `run` together; each caller gets its own answer or error.
+ */
+export function windowBatcher<K, V>(run: (batch: readonly K[]) => Promise<(V | Error)[]>, maxBatchSize: number, windowMs = BATCH_WINDOW_MS): DataLoader<K, V> {
+  return new DataLoader(run, { cache: false, maxBatchSize, batchScheduleFn: (send) => setTimeout(send, windowMs) });
 }

@@ -41,6 +41,11 @@ const envSchema = z
      * network, a laptop shut): its presence and locks go then. Shorter only to observe it in tests.
      */
     REALTIME_TIMEOUT_SECONDS: z.coerce.number().min(1).max(600).default(20),
+    /**
+     * How long after a change a live document is stored (Hocuspocus `debounce`; stored at least
+     * every 10 s while changes keep coming). Longer only to observe the write-ahead in tests.
+     */
+    COLLAB_STORE_DEBOUNCE_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     /** Server processes sharing the port: a positive integer, or `auto` for one per core. */
     WORKERS: z
@@ -87,6 +92,8 @@ export interface Config {
   seed: Env['SEED'];
   stepLockTtlMs: number;
   realtimeTimeoutMs: number;
+  /** Hocuspocus `debounce` of live documents' stores. */
+  collabStoreDebounceMs: number;
   logLevel: Env['LOG_LEVEL'];
   /** Server processes; above 1, a primary process forks them (cluster.ts). */
   workers: number;
@@ -137,6 +144,7 @@ export function loadConfig(source: NodeJS.ProcessEnv = process.env): Config {
     seed: env.SEED,
     stepLockTtlMs: env.STEP_LOCK_TTL_SECONDS * 1000,
     realtimeTimeoutMs: env.REALTIME_TIMEOUT_SECONDS * 1000,
+    collabStoreDebounceMs: env.COLLAB_STORE_DEBOUNCE_MS,
     logLevel: env.LOG_LEVEL,
     workers: env.WORKERS,
     mail: {

@@ -447,8 +447,9 @@ await runBenchmark(
         }
         // Every level starts from the fixture's documents, as the floor's do: the app stores its
         // documents, and each level's tokens would otherwise make the next level's documents larger
-        // (its server CPU per edit rose by a quarter over six levels).
-        if (kind === 'app') await pool.query('delete from collab_documents');
+        // (its server CPU per edit rose by a quarter over six levels); their write-ahead rows go too,
+        // as a load would apply them.
+        if (kind === 'app') await pool.query('delete from collab_documents; delete from collab_updates');
         // A fresh server process per level: its CPU and memory are this level's alone.
         const server = kind === 'floor' ? await startFloor() : { kind, ...(firstApp ?? (await startServerProcess(env))) };
         firstApp = undefined;

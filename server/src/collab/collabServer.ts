@@ -57,8 +57,8 @@ export function createCollabServer(services: BaseServices): CollabServer {
   const hocuspocus = new Hocuspocus<ConnectionContext>({
     name: `csp-${process.pid}`,
     quiet: true,
-    debounce: 2_000,
-    maxDebounce: 10_000,
+    debounce: config.collabStoreDebounceMs,
+    maxDebounce: Math.max(10_000, config.collabStoreDebounceMs),
     unloadImmediately: true,
     extensions,
   });

@@ -1,8 +1,8 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { and, asc, eq, sql } from 'drizzle-orm';
 import * as Y from 'yjs';
 import { seedDocumentState, writeAnswers, writeCompleted, type Step, type StepAnswers } from '@csp/shared';
-import type { Database } from '../storage/database.ts';
-import { collabDocuments, planSteps } from '../storage/schema.ts';
+import { rowsOf, type Database } from '../storage/database.ts';
+import { collabDocuments, collabUpdates, planSteps } from '../storage/schema.ts';
 
 const stepRow = (db: Database, formId: string, stepKey: string) =>
   db
@@ -14,6 +14,9 @@ const stepRow = (db: Database, formId: string, stepKey: string) =>
 
 /** The row's version: PostgreSQL changes `xmin` on every write of the row, whoever makes it. */
 const rowVersion = sql<string>`xmin::text`;
+
+/** Ids as one array parameter: one placeholder whatever their number. */
+const idArray = (ids: readonly number[]) => sql`${`{${ids.join(',')}}`}::bigint[]`;
 
 /**
  * One process's reads and writes of step documents.
@@ -38,8 +41,25 @@ export class DocumentStore {
    * the stored answers. Two processes opening a new document at once agree on one seed (the first
    * insert wins), so seeded text is never doubled; a save that lands while the seed is written
    * (and so found no document to update) is applied afterwards.
+   *
+   * Then every write-ahead row left for it (a process that died between appending and storing) is
+   * applied; their ids are returned, for the caller to store the document at once and compact them.
    */
-  async load(doc: Y.Doc, name: string, formId: string, step: Step): Promise<void> {
+  async load(doc: Y.Doc, name: string, formId: string, step: Step): Promise<number[]> {
+    await this.loadState(doc, name, formId, step);
+    const left = await this.db
+      .select({ id: collabUpdates.id, update: collabUpdates.update })
+      .from(collabUpdates)
+      .where(eq(collabUpdates.name, name))
+      .orderBy(asc(collabUpdates.id));
+    // One transaction: one update event, whatever the number of rows (Y.js takes them in any order).
+    Y.transact(doc, () => {
+      for (const row of left) Y.applyUpdate(doc, row.update);
+    });
+    return left.map((row) => row.id);
+  }
+
+  private async loadState(doc: Y.Doc, name: string, formId: string, step: Step): Promise<void> {
     const db = this.db;
     const storedRow = () =>
       db.select({ state: collabDocuments.state, version: rowVersion }).from(collabDocuments).where(eq(collabDocuments.name, name)).limit(1);
@@ -66,30 +86,27 @@ export class DocumentStore {
     writeCompleted(doc, now.completed);
   }
 
-  /** Stores the document's state; returns whether the row was written (a merge can find nothing new). */
-  async store(name: string, formId: string, doc: Y.Doc): Promise<boolean> {
+  /**
+   * Stores the document's state; returns whether the row was written (a merge can find nothing new).
+   * `compact`: write-ahead rows whose updates the document holds now, deleted in the same statement
+   * or transaction as the state (and only if the state was stored).
+   */
+  async store(name: string, formId: string, doc: Y.Doc, compact: readonly number[] = []): Promise<boolean> {
     const state = Y.encodeStateAsUpdate(doc);
     const known = this.versions.get(name);
     if (known !== undefined) {
-      const [written] = await this.db
-        .update(collabDocuments)
-        .set({ state, updatedAt: new Date() })
-        .where(and(eq(collabDocuments.name, name), eq(rowVersion, known)))
-        .returning({ version: rowVersion });
+      const [written] =
+        compact.length === 0 ? await this.writeIfUnchanged(name, state, known) : await this.writeIfUnchangedCompacting(name, state, known, compact);
       if (written) {
         this.versions.set(name, written.version);
         return true;
       }
     }
-    const outcome = await this.db.transaction(async (tx) => {
-      const [stored] = await tx
-        .select({ state: collabDocuments.state, version: rowVersion })
-        .from(collabDocuments)
-        .where(eq(collabDocuments.name, name))
-        .for('update');
+    /** Writes the state under the row lock; `covered`: the row now holds everything in it. */
+    const mergeInto = async (tx: Database, stored: { state: Uint8Array; version: string } | undefined) => {
       if (!stored) {
         const [inserted] = await tx.insert(collabDocuments).values({ name, formId, state }).onConflictDoNothing().returning({ version: rowVersion });
-        return { written: inserted !== undefined, version: inserted?.version, holdsStored: inserted !== undefined };
+        return { written: inserted !== undefined, covered: inserted !== undefined, version: inserted?.version, holdsStored: inserted !== undefined };
       }
       const merged = new Y.Doc();
       Y.applyUpdate(merged, stored.state);
@@ -98,18 +115,52 @@ export class DocumentStore {
       merged.destroy();
       // The same encoding as this document's own: the stored state added nothing it lacked.
       const holdsStored = sameBytes(mergedState, state);
-      if (sameBytes(mergedState, stored.state)) return { written: false, version: stored.version, holdsStored };
+      if (sameBytes(mergedState, stored.state)) return { written: false, covered: true, version: stored.version, holdsStored };
       const [updated] = await tx
         .update(collabDocuments)
         .set({ state: mergedState, updatedAt: new Date() })
         .where(eq(collabDocuments.name, name))
         .returning({ version: rowVersion });
-      return { written: true, version: updated!.version, holdsStored };
+      return { written: true, covered: true, version: updated!.version, holdsStored };
+    };
+    const outcome = await this.db.transaction(async (tx) => {
+      const [stored] = await tx
+        .select({ state: collabDocuments.state, version: rowVersion })
+        .from(collabDocuments)
+        .where(eq(collabDocuments.name, name))
+        .for('update');
+      const outcome = await mergeInto(tx, stored);
+      // The rows go in the transaction that stores their updates (or finds them stored), never without it.
+      if (outcome.covered && compact.length > 0) await tx.delete(collabUpdates).where(sql`${collabUpdates.id} = any(${idArray(compact)})`);
+      return outcome;
     });
     // Only a version whose stored state this document holds may be overwritten without merging.
     if (outcome.holdsStored && outcome.version !== undefined) this.versions.set(name, outcome.version);
     else this.versions.delete(name);
     return outcome.written;
+  }
+
+  private writeIfUnchanged(name: string, state: Uint8Array, known: string) {
+    return this.db
+      .update(collabDocuments)
+      .set({ state, updatedAt: new Date() })
+      .where(and(eq(collabDocuments.name, name), eq(rowVersion, known)))
+      .returning({ version: rowVersion });
+  }
+
+  /** The same write, and the compacted rows deleted in the same statement when it wrote (one round trip). */
+  private writeIfUnchangedCompacting(name: string, state: Uint8Array, known: string, compact: readonly number[]) {
+    return rowsOf<{ version: string }>(
+      this.db,
+      sql`with written as (
+        update ${collabDocuments} set state = ${state}, updated_at = now()
+        where ${collabDocuments.name} = ${name} and xmin::text = ${known}
+        returning xmin::text as version
+      ), compacted as (
+        delete from ${collabUpdates} where id = any(${idArray(compact)}) and exists (select 1 from written)
+      )
+      select version from written`,
+    );
   }
 
   /** The document was unloaded: a later load reads the row afresh. */

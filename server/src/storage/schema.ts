@@ -396,9 +396,9 @@ export const collabDocuments = pgTable('collab_documents', {
 });
 
 /**
- * What a live document's connections sent since it was last stored, appended as they arrive (one
- * statement per event-loop turn) and deleted when the document is stored: a process that ends
- * between two stores loses none of what it relayed.
+ * What a live document took since it was last stored, appended as it arrives (one statement per
+ * 50 ms, collab/writeAhead.ts) and deleted when the document is stored: a process that ends
+ * between two stores loses none of what it relayed but its last window.
  */
 export const collabUpdates = pgTable(
   'collab_updates',

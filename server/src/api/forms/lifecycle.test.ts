@@ -15,7 +15,7 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 
-import { answerRevisions, auditLogs, comments, notifications, planShares, planSteps, planVersions, plans, users } from '../../storage/schema.ts';
+import { answerRevisions, auditLogs, collabUpdates, comments, notifications, planShares, planSteps, planVersions, plans, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import type { UserRow } from '../../storage/rows.ts';
 import { userByEmail } from '../../testing/users.ts';
@@ -603,10 +603,16 @@ describe('transfer ownership', () => {
 });
 
 describe('delete', () => {
-  it('level 5 removes the plan with its steps, shares, comments and notifications', async () => {
+  it('level 5 removes the plan with its steps, shares, comments, notifications and write-ahead rows', async () => {
     const id = await insertPlan();
+    const other = await insertPlan();
     expect((await saveStep6(owner, id, 'Before delete')).status).toBe(200);
     await db().insert(planShares).values({ formId: id, userId: user.teacher.id, permission: 'view', sections: [] });
+    // Rows a process appended and never compacted (it died), of this plan and of another.
+    const update = new Uint8Array([0, 0]);
+    await db()
+      .insert(collabUpdates)
+      .values([`plan:${id}:step:a`, `plan:${id}:step:b`, `plan:${other}:step:a`].map((name) => ({ name, update })));
     expect((await admin.post(`/api/forms/${id}/comments`, { comment: 'Soon gone' })).status).toBe(200);
     expect((await db().select().from(notifications).where(eq(notifications.formId, id))).length).toBeGreaterThan(0);
 
@@ -621,6 +627,9 @@ describe('delete', () => {
     expect(await db().select().from(planShares).where(eq(planShares.formId, id))).toEqual([]);
     expect(await db().select().from(comments).where(eq(comments.formId, id))).toEqual([]);
     expect(await db().select().from(notifications).where(eq(notifications.formId, id))).toEqual([]);
+    const appended = await db().select({ name: collabUpdates.name }).from(collabUpdates);
+    expect(appended.filter(({ name }) => name.includes(id))).toEqual([]);
+    expect(appended.filter(({ name }) => name.includes(other))).toHaveLength(1);
     expect((await admin.get(`/api/forms/${id}`)).status).toBe(404);
     expect((await admin.delete(`/api/forms/${id}`)).status).toBe(404);
   });

@@ -17,6 +17,7 @@ import type { ConnectionContext } from '../connectionContext.ts';
 import type { BaseServices } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
 import { DocumentStore } from '../documentStore.ts';
+import { WriteAhead } from '../writeAhead.ts';
 
 /**
  * The most a store made while editors are connected waits. Documents whose editing began together
@@ -28,14 +29,17 @@ const STORE_SPREAD_MS = 2_000;
 
 /**
  * Step documents in PostgreSQL: loaded from their stored state (or seeded from the stored answers
- * on first open), stored debounced while edited and once more before they unload. Each store also
- * writes the step's record from the merged document (`recordStepDocument`): the record follows
- * what everyone typed, never one person's view of it.
+ * on first open), stored debounced while edited and once more before they unload. Between two
+ * stores, every update is appended to the write-ahead within a twentieth of a second
+ * (`WriteAhead`); each store deletes what it stored of it. Each store also writes the step's
+ * record from the merged document (`recordStepDocument`): the record follows what everyone typed,
+ * never one person's view of it.
  */
 export class PersistenceExtension implements Extension {
   readonly extensionName = 'csp-persistence';
   private readonly services: BaseServices;
   private readonly documents: DocumentStore;
+  private readonly writeAhead: WriteAhead;
   /** Closing: stores run at once, the process is about to end. */
   private closing = false;
   // Kept per document instance, not per name: a document unloading while the next one of the same
@@ -52,6 +56,7 @@ export class PersistenceExtension implements Extension {
   constructor(services: BaseServices) {
     this.services = services;
     this.documents = new DocumentStore(services.storage.db);
+    this.writeAhead = new WriteAhead(services.storage.db, services.logger);
   }
 
   async onLoadDocument({ document, documentName }: onLoadDocumentPayload) {
@@ -60,14 +65,16 @@ export class PersistenceExtension implements Extension {
     const [plan] = await this.services.storage.db.select({ version: plans.questionBankVersion }).from(plans).where(eq(plans.id, formId)).limit(1);
     const step = plan ? (await this.services.banks.resolve(plan.version)).steps.find((candidate) => candidate.key === stepKey) : undefined;
     if (!step) throw new Error('Not found');
-    await this.documents.load(document, documentName, formId, step);
+    // Write-ahead rows left by a process that died before storing them are applied too.
+    const recovered = await this.documents.load(document, documentName, formId, step);
+    this.writeAhead.adopt(document, recovered);
     // A document stored before every answer had its shared type (new documents are seeded with
     // them), or before rows had ids, gets them, stored at once: a second process that loads it
     // meanwhile must find them, not make its own (Y.js would keep one of two, and what was typed
-    // into the other would be lost).
+    // into the other would be lost). Recovered rows are stored at once too, and so compacted.
     const prepared = prepareAnswers(document, step, 'prepare');
     const upgraded = upgradeTables(document, 'upgrade');
-    if (prepared || upgraded) await this.documents.store(documentName, formId, document);
+    if (prepared || upgraded || recovered.length > 0) await this.storeState(documentName, formId, document);
     this.stored.set(document, Y.encodeStateVector(document));
     this.steps.set(document, step);
     this.followAuthors(document);
@@ -84,8 +91,11 @@ export class PersistenceExtension implements Extension {
 
   // A connection's change carries its person; changes relayed from other processes or written by
   // the server (a REST save) carry none and are recorded by whoever made them.
-  async onChange({ document, context }: onChangePayload<ConnectionContext>) {
+  async onChange({ document, documentName, context, update, transactionOrigin }: onChangePayload<ConnectionContext>) {
     if (context?.userId) this.writers.set(document, context.userId);
+    // What came through Redis is in the write-ahead of the process it came from. The server's own
+    // writes (a REST save) are appended with the connections' updates: they are few.
+    if ((transactionOrigin as { source?: unknown } | null)?.source !== 'redis') this.writeAhead.append(document, documentName, update);
   }
 
   async onStoreDocument({ document, documentName }: onStoreDocumentPayload) {
@@ -103,9 +113,7 @@ export class PersistenceExtension implements Extension {
 
   private async store(documentName: string, document: Document) {
     const { formId } = parseCollabDocumentName(documentName)!;
-    // Taken with the state the store encodes (before it waits): changes arriving meanwhile are not claimed stored.
-    const stateVector = Y.encodeStateVector(document);
-    await this.documents.store(documentName, formId, document);
+    const stateVector = await this.storeState(documentName, formId, document);
     this.stored.set(document, stateVector);
     document.broadcastStateless(storedMessage(stateVector));
     const step = this.steps.get(document);
@@ -131,6 +139,17 @@ export class PersistenceExtension implements Extension {
         }
       }
     });
+  }
+
+  /** Stores the document and compacts the write-ahead rows it held; returns the state vector stored. */
+  private async storeState(documentName: string, formId: string, document: Document): Promise<Uint8Array> {
+    const compact = await this.writeAhead.claim(document);
+    // Nothing may wait between the claim and the encoding (the claimed rows must be in the state),
+    // and changes arriving while the store waits are not claimed stored.
+    const stateVector = Y.encodeStateVector(document);
+    await this.documents.store(documentName, formId, document, compact);
+    this.writeAhead.compacted(document, compact);
+    return stateVector;
   }
 
   private async record(documentName: string, formId: string, step: Step, document: Y.Doc) {

@@ -1,6 +1,6 @@
-import { eq } from 'drizzle-orm';
+import { eq, like } from 'drizzle-orm';
 import type { DomainServices } from '../domainServices.ts';
-import { plans } from '../../storage/schema.ts';
+import { collabUpdates, plans } from '../../storage/schema.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from './loadPlan.ts';
 
@@ -9,6 +9,8 @@ export async function deletePlan(services: DomainServices, caller: Caller, conte
   const { plan } = context;
   await services.events.transaction(async (tx, record) => {
     await tx.delete(plans).where(eq(plans.id, plan.id));
+    // The write-ahead has no foreign key (an append must never wait on one): its rows go by name.
+    await tx.delete(collabUpdates).where(like(collabUpdates.name, `plan:${plan.id}:%`));
     await recordAudit(tx, caller, {
       action: 'plan.delete',
       targetType: 'plan',
