@@ -45,7 +45,8 @@ export const api = {
   stopPreview: () => request('DELETE', '/api/auth/preview', successSchema.loose(), {}),
   publicOverview: (signal?: AbortSignal) => request('GET', '/api/public/overview', publicOverviewSchema, undefined, signal),
 
-  plans: (schoolYear?: string, signal?: AbortSignal) => request('GET', `/api/forms${query({ schoolYear })}`, planListSchema, undefined, signal),
+  plans: (schoolYear?: string, signal?: AbortSignal, paging?: { page: number; limit: number }) =>
+    request('GET', `/api/forms${query({ schoolYear, ...paging })}`, planListSchema, undefined, signal),
   plan: (id: string, signal?: AbortSignal) => request('GET', plan(id), fullPlanSchema, undefined, signal),
   step: (id: string, stepNumber: number, signal?: AbortSignal) => request('GET', step(id, stepNumber), stepResponseSchema, undefined, signal),
   saveStep: (id: string, stepNumber: number, save: StepSave) =>
