@@ -23,7 +23,7 @@ import { EventDispatcher } from './events/dispatcher.ts';
 import { realtimeFanOut } from './realtime/fanOut.ts';
 import { accessRevalidation } from './realtime/accessRevalidation.ts';
 import { liveDocumentUpdates } from './collab/liveDocumentUpdates.ts';
-import { isAllowedOrigin } from './realtime/origin.ts';
+import { isAllowedOrigin } from './auth/socketHandshake.ts';
 import type { BaseServices, Services } from './services.ts';
 import { MailSender, type MailSenderOptions } from './mail/mailSender.ts';
 import { planNotifications } from './domain/notifications/planNotifications.ts';

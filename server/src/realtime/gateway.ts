@@ -11,7 +11,7 @@ import { findPlan } from '../domain/plans/loadPlan.ts';
 import { leavePresence, listPresence, registerPresence, registerPresenceMany } from '../domain/plans/presence.ts';
 import { refreshStepLock, releaseStepLockOf } from '../domain/plans/stepLocks.ts';
 import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
-import { isAllowedOrigin, sessionTokenFromCookie } from './origin.ts';
+import { isAllowedOrigin, sessionTokenFromCookie } from '../auth/socketHandshake.ts';
 import type { AccessScope, RealtimeEvents } from './events.ts';
 import { LockExpiryWatcher } from './lockExpiryWatcher.ts';
 import { PlanFollowers } from './planFollowers.ts';

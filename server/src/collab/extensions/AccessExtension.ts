@@ -4,7 +4,7 @@ import type { BaseServices } from '../../services.ts';
 import { SESSION_COOKIE, validateSessionToken } from '../../auth/sessions.ts';
 import { can } from '../../policy/index.ts';
 import { findPlan } from '../../domain/plans/loadPlan.ts';
-import { sessionTokenFromCookie } from '../../realtime/origin.ts';
+import { sessionTokenFromCookie } from '../../auth/socketHandshake.ts';
 import type { ConnectionContext } from '../connectionContext.ts';
 
 /** What a connection may still do after someone's access changed. */

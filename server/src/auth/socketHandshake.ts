@@ -1,5 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 
+// A WebSocket handshake, for both socket servers (/collab and /realtime): the Origin it may come from, and its session cookie.
+
 /**
  * WebSocket handshakes carry the session cookie, so a browser's Origin must be this site
  * (cross-site WebSocket hijacking); clients that send no Origin are not browsers.
