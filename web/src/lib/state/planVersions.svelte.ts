@@ -2,9 +2,9 @@ import { VERSION_KIND_LABELS, type PlanVersionSummary } from '@csp/shared/api/hi
 import { api, ApiError } from '#lib/api/index.ts';
 import { fullDateTimeLabel } from '#lib/format.ts';
 
-/** "Submitted · Nov 24, 2026, 10:42 AM · Elena Rodriguez": a version as a choice names it. */
-export const versionLabel = (version: PlanVersionSummary) =>
-  `${VERSION_KIND_LABELS[version.kind]} · ${fullDateTimeLabel(version.createdAt)} · ${version.actorName}`;
+/** "Submitted · Nov 24, 2026, 10:42 AM", and "· Elena Rodriguez" with `actor`: how a version is named in a choice or a heading. */
+export const versionLabel = (version: PlanVersionSummary, { actor = true } = {}) =>
+  `${VERSION_KIND_LABELS[version.kind]} · ${fullDateTimeLabel(version.createdAt)}${actor ? ` · ${version.actorName}` : ''}`;
 
 /** A plan's versions, newest first: read when the plan page opens and when its status moves (each move may add one). */
 export class PlanVersions {
