@@ -28,6 +28,8 @@ import type { BaseServices, Services } from './services.ts';
 import { MailSender, type MailSenderOptions } from './mail/mailSender.ts';
 import { planNotifications } from './domain/notifications/planNotifications.ts';
 import { mailOutbox } from './domain/mail/mailOutbox.ts';
+import { planVersionsOnDecisions } from './domain/history/planVersions.ts';
+import { answerHistory } from './domain/history/answerRevisions.ts';
 
 export interface RunningServer {
   url: string;
@@ -138,11 +140,15 @@ export async function startServer(
   // In the change's transaction: the notifications it gives people, and their e-mail in the outbox.
   events.subscribe(planNotifications(base.banks));
   events.subscribe(mailOutbox);
+  // A version of the plan at each decision, in the decision's transaction.
+  events.subscribe(planVersionsOnDecisions);
   // After a commit: connected clients hear of it, live documents take written answers, and open
   // connections whose access it may change are checked again.
   events.subscribe(realtimeFanOut(gateway));
   events.subscribe(liveDocumentUpdates(collab));
   events.subscribe(accessRevalidation((scope) => gateway.accessChanged(scope)));
+  // Every committed step write joins its answers' history.
+  events.subscribe(answerHistory(storage.db, logger));
   const services: Services = {
     ...base,
     realtime: gateway,

@@ -57,6 +57,7 @@ import {
   statusEventSchema,
   stepSavedEventSchema,
 } from '@csp/shared/api/realtime';
+import { historyResponseSchema, planVersionSchema, restoreResponseSchema, versionListSchema } from '@csp/shared/api/history';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
 import { signInAll } from '../testing/signIn.ts';
 import { HttpClient, onExchange, type Exchange } from '../testing/httpClient.ts';
@@ -64,7 +65,8 @@ import { OpenApiConformance } from '../testing/openapiConformance.ts';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { connectRealtime, type RealtimeClient } from '../testing/realtime.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
-import { formIdOf, planPath, stepPath, whoAmI } from '../testing/plans.ts';
+import { createPlan, formIdOf, planPath, stepPath, whoAmI } from '../testing/plans.ts';
+import { waitFor } from '../testing/wait.ts';
 import { userByEmail } from '../testing/users.ts';
 import { mailMessages } from '../storage/schema.ts';
 import { unsubscribeToken } from '../mail/unsubscribeToken.ts';
@@ -334,6 +336,32 @@ describe('responses and realtime events parse with the shared schemas', () => {
     expect(reviewed.status).toBe('under_review');
     await observer.waitForEvent('status', (p) => p.formId === formId && p.status === 'under_review', { since });
     await principalSocket.waitForEvent('notification', (p) => p.notification?.formId === formId);
+  });
+
+  it('history and versions: an answer’s history, a restore, the versions of a submitted and returned plan, a step restored from one', async () => {
+    const planId = await createPlan(admin, 'History');
+    await ok(principal.put(stepPath(planId, STEP), { stepData: { data: { att_coordinatorName: 'Ana Diaz' } } }));
+    const { revisions } = await waitFor('the revision', async () => {
+      const history = conforms(
+        historyResponseSchema,
+        await ok(principal.get(planPath(planId, `/history?stepKey=${STEP_KEY}&questionId=att_coordinatorName`))),
+        'history',
+      );
+      return history.revisions.length > 0 ? history : undefined;
+    });
+    const restored = conforms(
+      restoreResponseSchema,
+      await ok(principal.post(planPath(planId, `/history/${revisions[0]!._id}/restore`), { to: 'before' })),
+      'restore',
+    );
+    expect(restored.restored).toEqual(['att_coordinatorName']);
+    await ok(principal.put(planPath(planId), { action: 'submit' }));
+    await ok(admin.put(planPath(planId), { action: 'review' }));
+    await ok(admin.put(planPath(planId), { action: 'review', status: 'rejected', comment: 'Name a coordinator' }));
+    const { versions } = conforms(versionListSchema, await ok(principal.get(planPath(planId, '/versions'))), 'versions');
+    const submitted = versions.find((version) => version.kind === 'submitted')!;
+    conforms(planVersionSchema, await ok(principal.get(planPath(planId, `/versions/${submitted._id}`))), 'version');
+    conforms(restoreResponseSchema, await ok(principal.post(planPath(planId, `/versions/${submitted._id}/restore`), { stepKey: STEP_KEY })), 'version restore');
   });
 
   it('comments: POST by the Super Admin, PUT read by the principal; then GET /api/notifications', async () => {

@@ -17,12 +17,17 @@ export interface WrittenAnswers {
   step: Step;
   /** Only the answers the write changed. */
   answers: StepAnswers;
+  /** What those answers held before the write (null: empty). */
+  previous: StepAnswers;
   completed: boolean;
   revisionCount: number;
   lastUpdated: Date;
   /** Whether the step's live document was ever opened (otherwise it is seeded from the record when it is first opened). */
   hasDocument: boolean;
 }
+
+/** Why answers were written, when it was not people editing them (an answer's history tells). */
+export type WriteOrigin = { kind: 'restore'; revisionId: string | null } | { kind: 'copy' };
 
 /** A session that ended: its deny entry lasts until `expiresAt` (null: the longest a session lives). */
 export interface EndedSession {
@@ -67,7 +72,19 @@ export type RecordedEvent =
  * a rollover's progress. Only after-commit subscribers hear of these.
  */
 export type PublishedEvent =
-  | { type: 'step.saved'; formId: string; by: Writer; write: WrittenAnswers; savedLive: boolean | undefined }
+  /**
+   * `authors`: by question, everyone whose live edits the write holds (a record written from a live
+   * document); otherwise the writer wrote them all. `origin`: a restore or a copy, not people editing.
+   */
+  | {
+      type: 'step.saved';
+      formId: string;
+      by: Writer;
+      write: WrittenAnswers;
+      savedLive: boolean | undefined;
+      authors?: Record<string, string[]> | undefined;
+      origin?: WriteOrigin | undefined;
+    }
   | { type: 'step.lockTaken'; formId: string; lock: StepLock }
   | { type: 'step.lockReleased'; formId: string; lock: StepLock }
   | { type: 'plan.presenceChanged'; formId: string; editors: Editor[] }

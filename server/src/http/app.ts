@@ -19,6 +19,7 @@ import { questionBankRoutes } from '../api/questionBank/routes.ts';
 import { formsRoutes } from '../api/forms/routes.ts';
 import { stepsRoutes } from '../api/steps/routes.ts';
 import { commentsRoutes } from '../api/comments/routes.ts';
+import { historyRoutes } from '../api/history/routes.ts';
 import { notificationsRoutes } from '../api/notifications/routes.ts';
 import { adminRoutes } from '../api/admin/routes.ts';
 import { schoolYearRoutes } from '../api/schoolYears/routes.ts';
@@ -55,6 +56,7 @@ export function apiRouter(services: Services, identity: Identity, before: Middle
     formsRoutes(services),
     stepsRoutes(services),
     commentsRoutes(services),
+    historyRoutes(services),
     notificationsRoutes(services),
     adminRoutes(services),
     schoolYearRoutes(services),

@@ -1,5 +1,6 @@
 /** The rows the database returns, one type per table the code passes around: domain functions return these, presenters shape them. */
 import type {
+  answerRevisions,
   auditLogs,
   commentReplies,
   comments,
@@ -8,6 +9,7 @@ import type {
   notifications,
   planShares,
   planSteps,
+  planVersions,
   plans,
   schoolYearSettings,
   users,
@@ -29,6 +31,8 @@ export type MailItemRow = typeof mailOutbox.$inferSelect;
 export type MailMessageRow = typeof mailMessages.$inferSelect;
 export type YearSettingsRow = typeof schoolYearSettings.$inferSelect;
 export type AuditLogRow = typeof auditLogs.$inferSelect;
+export type AnswerRevisionRow = typeof answerRevisions.$inferSelect;
+export type PlanVersionRow = typeof planVersions.$inferSelect;
 
 /**
  * Row versions (PostgreSQL's `xmin`, new on every write of a row) of what a plan's access was

@@ -65,6 +65,9 @@ export const AUDIT_TARGET_TYPES = ['plan', 'user', 'questionBank', 'schoolYear']
  * action name: a name missing here is still found).
  */
 export const AUDIT_ACTION_SUGGESTIONS = [
+  'answer.copied',
+  'answer.edited',
+  'answer.restored',
   'auth.preview.start',
   'auth.preview.stop',
   'comment.create',

@@ -11,7 +11,7 @@ import type {
 import * as Y from 'yjs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { eq } from 'drizzle-orm';
-import { META_MAP, parseCollabDocumentName, prepareAnswers, readAnswers, storedMessage, upgradeTables, type Step } from '@csp/shared';
+import { ANSWERS_MAP, META_MAP, parseCollabDocumentName, prepareAnswers, readAnswers, storedMessage, upgradeTables, type Step } from '@csp/shared';
 import { recordStepDocument } from '../../domain/plans/recordStepDocument.ts';
 import type { ConnectionContext } from '../connectionContext.ts';
 import type { BaseServices } from '../../services.ts';
@@ -44,6 +44,8 @@ export class PersistenceExtension implements Extension {
   private readonly steps = new WeakMap<Y.Doc, Step>();
   /** Who last changed each document through a connection of this process since it was last recorded. */
   private readonly writers = new WeakMap<Y.Doc, string>();
+  /** By question, everyone who changed it through a connection of this process since it was last recorded (its history's authors). */
+  private readonly authors = new WeakMap<Y.Doc, Map<string, Set<string>>>();
   /** The state vector of what each loaded document has stored (its connections are told: `storedMessage`). */
   private readonly stored = new WeakMap<Y.Doc, Uint8Array>();
 
@@ -68,6 +70,7 @@ export class PersistenceExtension implements Extension {
     if (prepared || upgraded) await this.documents.store(documentName, formId, document);
     this.stored.set(document, Y.encodeStateVector(document));
     this.steps.set(document, step);
+    this.followAuthors(document);
     // A process that stopped between storing a document and recording it: the record catches up now.
     await this.record(documentName, formId, step, document);
     return document;
@@ -109,13 +112,37 @@ export class PersistenceExtension implements Extension {
     if (step) await this.record(documentName, formId, step, document);
   }
 
+  /**
+   * Notes who changed which answer: a connection's update is applied in a transaction whose origin
+   * is that connection (Hocuspocus), and each event's path starts at the answer it changed.
+   */
+  private followAuthors(document: Y.Doc) {
+    document.getMap(ANSWERS_MAP).observeDeep((events, transaction) => {
+      const userId = (transaction.origin as { connection?: { context?: ConnectionContext } } | null)?.connection?.context?.userId;
+      if (!userId) return;
+      let byQuestion = this.authors.get(document);
+      if (!byQuestion) this.authors.set(document, (byQuestion = new Map()));
+      for (const event of events) {
+        const questionIds = event.path.length > 0 ? [String(event.path[0])] : event instanceof Y.YMapEvent ? [...event.keysChanged] : [];
+        for (const questionId of questionIds) {
+          let people = byQuestion.get(questionId);
+          if (!people) byQuestion.set(questionId, (people = new Set()));
+          people.add(userId);
+        }
+      }
+    });
+  }
+
   private async record(documentName: string, formId: string, step: Step, document: Y.Doc) {
     const writerId = this.writers.get(document) ?? null;
     this.writers.delete(document);
+    const byQuestion = this.authors.get(document);
+    this.authors.delete(document);
+    const authors = Object.fromEntries([...(byQuestion ?? [])].map(([questionId, people]) => [questionId, [...people]]));
     const answers = readAnswers(document);
     const completed = document.getMap(META_MAP).get('completed') === true;
     // The Y.js state is stored: a record that fails now is written at the next store, or when the document loads again.
-    await recordStepDocument(this.services, { formId, step, answers, completed, writerId }).catch((error: unknown) =>
+    await recordStepDocument(this.services, { formId, step, answers, completed, writerId, authors }).catch((error: unknown) =>
       this.services.logger.error({ err: error, documentName }, 'step record not written from its document; the next store tries again'),
     );
   }

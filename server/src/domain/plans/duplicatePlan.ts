@@ -1,9 +1,10 @@
 import { and, eq } from 'drizzle-orm';
 import type { Services } from '../../services.ts';
-import { planSteps, plans } from '../../storage/schema.ts';
+import { planVersions, planSteps, plans } from '../../storage/schema.ts';
 import { invalidInput, conflict } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
+import { copiedVersionOf } from '../history/planVersions.ts';
 import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
 import type { PlanContext } from './loadPlan.ts';
 import { authorize } from '../../policy/index.ts';
@@ -48,6 +49,7 @@ export async function duplicatePlan(services: Services, caller: Caller, context:
     const copy = buildPlanCopy(source, sourceSteps, sourceBank, target);
     await tx.insert(plans).values(copy.plan);
     await tx.insert(planSteps).values(copy.steps);
+    await tx.insert(planVersions).values(copiedVersionOf(copy.plan.id, copy.steps, caller.auth.actor));
     await recordAudit(tx, caller, {
       action: 'plan.duplicate',
       targetType: 'plan',

@@ -145,5 +145,5 @@ export async function fillPlanFromSource(
 
 /** After the fill committed: the plan's room and live documents learn of each filled step. */
 export function announceFills(services: Services, formId: string, by: Pick<UserRow, 'id' | 'name'>, fills: FilledStep[]): void {
-  for (const fill of fills) announceStepWrite(services, formId, fill.step, by, fill.filled, fill.completed, fill.written);
+  for (const fill of fills) announceStepWrite(services, formId, fill.step, by, fill.filled, fill.completed, fill.written, { origin: { kind: 'copy' } });
 }

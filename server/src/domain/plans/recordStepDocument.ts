@@ -3,7 +3,7 @@ import { isBlankAnswer, isStepComplete, sameAnswer, type Answer, type Step, type
 import type { BaseServices } from '../../services.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { users } from '../../storage/schema.ts';
-import { writeStepAnswers, type WrittenStep } from './writeStepAnswers.ts';
+import { writeStepAnswers, writtenAnswers, type WrittenStep } from './writeStepAnswers.ts';
 import { claimStepLock } from './stepLocks.ts';
 import { clearAttestation } from './attestPlan.ts';
 
@@ -21,6 +21,8 @@ export interface StepDocumentRecord {
   completed: boolean;
   /** Whose edits the document gained since it was last recorded; null when none came through this process. */
   writerId: string | null;
+  /** By question, everyone whose edits it gained since (the answers' history names them all). */
+  authors: Record<string, string[]>;
 }
 
 /**
@@ -63,9 +65,9 @@ export async function recordStepDocument(services: BaseServices, record: StepDoc
       });
       if (lock?.acquired && !lock.refreshed) await services.events.publish({ type: 'step.lockTaken', formId, lock: lock.lock });
     }
-    const write = { step, answers: dirty, completed, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated, hasDocument: true };
+    const write = { ...writtenAnswers(step, dirty, completed, written), hasDocument: true };
     // The document already holds these answers: nothing is written back into it.
-    await services.events.publish({ type: 'step.saved', formId, by, write, savedLive: true });
+    await services.events.publish({ type: 'step.saved', formId, by, write, savedLive: true, authors: record.authors });
     return written;
   }
   services.logger.warn({ formId, stepKey: step.key }, 'step record not written: too many writers at once; the next store tries again');

@@ -1,7 +1,8 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { QuestionBank } from '@csp/shared';
 import type { Services } from '../../services.ts';
-import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
+import { planSteps, planVersions, plans, schoolYearSettings } from '../../storage/schema.ts';
+import { copiedVersionOf } from '../history/planVersions.ts';
 import { invalidInput, conflict, notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
@@ -144,7 +145,7 @@ export async function rolloverDistrict(
           result.errors.push({ school: source.schoolName, error: message(error) });
         }
       }
-      await insertCopies(services, copies, result);
+      await insertCopies(services, caller.auth.actor, copies, result);
       Object.assign(progress, {
         processed: Math.min(sources.length, start + batch.length),
         created: result.created.length,
@@ -187,13 +188,19 @@ export async function rolloverDistrict(
 }
 
 /** One transaction per batch; a failing batch is retried school by school so one bad row names itself. */
-async function insertCopies(services: Services, copies: { school: string; copy: ReturnType<typeof buildPlanCopy> }[], result: RolloverResult) {
+async function insertCopies(
+  services: Services,
+  by: { id: string; name: string },
+  copies: { school: string; copy: ReturnType<typeof buildPlanCopy> }[],
+  result: RolloverResult,
+) {
   if (copies.length === 0) return;
   const db = services.storage.db;
   const insert = (items: typeof copies) =>
     db.transaction(async (tx) => {
       await tx.insert(plans).values(items.map((item) => item.copy.plan));
       await tx.insert(planSteps).values(items.flatMap((item) => item.copy.steps));
+      await tx.insert(planVersions).values(items.map((item) => copiedVersionOf(item.copy.plan.id, item.copy.steps, by)));
     });
   try {
     await insert(copies);

@@ -1,6 +1,7 @@
 import { answerSchema, isStepComplete, questionById, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
 import type { MergeStrategy } from '@csp/shared/api/forms';
 import type { Services } from '../../services.ts';
+import type { WriteOrigin } from '../events.ts';
 
 import { planSteps } from '../../storage/schema.ts';
 import { announceStepWrite, writeStepAnswers } from './writeStepAnswers.ts';
@@ -18,6 +19,8 @@ export interface StepSave {
   revisionCount?: number | undefined;
   lastUpdated?: string | null | undefined;
   mergeStrategy: MergeStrategy;
+  /** A restore from the answer's history, not the person typing. */
+  origin?: WriteOrigin | undefined;
 }
 
 export interface StepSaveResult {
@@ -166,7 +169,7 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
       rememberWrite(services, actor, current, writtenRow);
       // Answers changed after the principal attested: the plan is attested again before it is submitted.
       if (current.context.plan.attestation) await clearAttestation(db, formId);
-      announceStepWrite(services, formId, step, actor, dirty, completed, written, savedLive);
+      announceStepWrite(services, formId, step, actor, dirty, completed, written, { savedLive, origin: save.origin });
       return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
     }
     // Another write, or a change of the caller's access, came first: read both again.

@@ -1,11 +1,12 @@
 import { collabDocumentName, type Step, type StepAnswers } from '@csp/shared';
 import type { Services } from '../../services.ts';
+import type { WriteOrigin, WrittenAnswers } from '../events.ts';
 import type { Database } from '../../storage/database.ts';
 import { writeStep, type AccessGuard } from '../../storage/stepWriteBatch.ts';
 import type { StepRow, UserRow } from '../../storage/rows.ts';
 
-/** The row as the write left it, and whether the step's live document was ever opened. */
-export type WrittenStep = StepRow & { lastUpdated: Date; hasDocument: boolean };
+/** The row as the write left it, what the changed answers held before it, and whether the step's live document was ever opened. */
+export type WrittenStep = StepRow & { lastUpdated: Date; hasDocument: boolean; previous: StepAnswers };
 
 /**
  * Writes changed answers of one step in one statement guarded by the revision that was read and,
@@ -52,6 +53,7 @@ export async function writeStepAnswers(
     lastUpdated: new Date(at),
     updatedBy,
     hasDocument: written.hasDocument,
+    previous: Object.fromEntries(Object.keys(dirty).map((id) => [id, row.data[id] ?? null])),
   };
 }
 
@@ -67,8 +69,25 @@ export function announceStepWrite(
   dirty: StepAnswers,
   completed: boolean,
   written: WrittenStep,
-  savedLive?: boolean,
+  { savedLive, origin }: { savedLive?: boolean | undefined; origin?: WriteOrigin | undefined } = {},
 ): void {
-  const write = { step, answers: dirty, completed, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated, hasDocument: written.hasDocument };
-  void services.events.publish({ type: 'step.saved', formId, by: { id: by.id, name: by.name }, write, savedLive });
+  void services.events.publish({
+    type: 'step.saved',
+    formId,
+    by: { id: by.id, name: by.name },
+    write: writtenAnswers(step, dirty, completed, written),
+    savedLive,
+    origin,
+  });
 }
+
+/** The event's account of a committed write. */
+export const writtenAnswers = (step: Step, dirty: StepAnswers, completed: boolean, written: WrittenStep): WrittenAnswers => ({
+  step,
+  answers: dirty,
+  previous: written.previous,
+  completed,
+  revisionCount: written.revisionCount,
+  lastUpdated: written.lastUpdated,
+  hasDocument: written.hasDocument,
+});

@@ -5,20 +5,23 @@ import type { Paging } from '../../storage/paging.ts';
 import { auditLogPage } from '../audit/queryAuditLog.ts';
 
 /**
- * Every audit record about one user, newest first: changes to the user alone (`targetId`) and the
- * bulk actions and imports that touched the user among others (their summaries name each user
- * changed or refused, by id, or by e-mail for imports).
+ * One user's history, newest first: what the user did (the answers they edited among it), changes
+ * to the user alone (`targetId`), and the bulk actions and imports that touched the user among
+ * others (their summaries name each user changed or refused, by id, or by e-mail for imports).
  */
 export async function userAuditTrail({ storage }: Services, userId: string, paging: Paging) {
   const [user] = await storage.db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
   const contains = (fragment: object) => sql`${auditLogs.summary} @> ${JSON.stringify(fragment)}::jsonb`;
-  const where = and(
-    eq(auditLogs.targetType, 'user'),
-    or(
-      eq(auditLogs.targetId, userId),
-      contains({ changes: [{ userId }] }),
-      contains({ refused: [{ userId }] }),
-      ...(user ? [contains({ changes: [{ email: user.email }] })] : []),
+  const where = or(
+    eq(auditLogs.actorId, userId),
+    and(
+      eq(auditLogs.targetType, 'user'),
+      or(
+        eq(auditLogs.targetId, userId),
+        contains({ changes: [{ userId }] }),
+        contains({ refused: [{ userId }] }),
+        ...(user ? [contains({ changes: [{ email: user.email }] })] : []),
+      ),
     ),
   );
   return auditLogPage(storage.db, where, paging);
