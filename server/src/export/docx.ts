@@ -1,7 +1,8 @@
 /**
- * The DOCX export: the same content as the PDF (title block, then each step from a new page with a
- * heading, its intro and its questions), US Letter with 50 pt margins and a footer
- * "Form ID <id> | Generated: <time>" with page numbers. Text keeps its line breaks (w:br). The
+ * The DOCX export: the same content as the PDF (title block with the plan's record, then the steps
+ * one after another, each heading kept with what follows it), US Letter with 50 pt margins and a
+ * footer "<school> · <year> Consolidated School Plan" with "Page n of N" (Word fields). Text keeps
+ * its line breaks (w:br). The
  * document default names Noto faces for Latin, East Asian and complex-script text (w:rFonts
  * ascii/hAnsi, eastAsia, cs) and each run of another script names its own face and language, so
  * Word and LibreOffice pick a font that has the glyphs (or their own font for that script when the
@@ -30,7 +31,7 @@ import {
 import { FACES } from './fonts.ts';
 import { splitByScript, type Script } from './scripts.ts';
 import { normalizeText } from './textLayout.ts';
-import { formatDateTime, titleFields, type ExportAnswer, type PlanExport } from './planExport.ts';
+import { footerText, recordLines, titleFields, type ExportAnswer, type PlanExport } from './planExport.ts';
 
 const NAVY = '1F2A44';
 const MUTED = '555B66';
@@ -171,6 +172,7 @@ function titleBlock(plan: PlanExport): Paragraph[] {
     new Paragraph({ heading: HeadingLevel.TITLE, children: runs('Consolidated School Plan') }),
     textParagraph(plan.schoolName, { run: { bold: true, size: 32 } }),
     textParagraph(`School year ${plan.schoolYear}`, { run: { color: MUTED, size: 24 } }),
+    ...(plan.versionLabel ? [textParagraph(plan.versionLabel, { run: { bold: true, color: NAVY, size: 24 } })] : []),
     ...fields.map(
       (field, i) =>
         new Paragraph({
@@ -178,6 +180,8 @@ function titleBlock(plan: PlanExport): Paragraph[] {
           ...(i === 0 ? { spacing: { before: 240 } } : {}),
         }),
     ),
+    new Paragraph({ heading: HeadingLevel.HEADING_2, children: runs('Record') }),
+    ...recordLines(plan).map((line) => textParagraph(line, { run: { size: 22 } })),
     new Paragraph({ heading: HeadingLevel.HEADING_2, children: runs('Contents') }),
     ...plan.steps.map((step) => textParagraph(`${step.heading} — ${step.completed ? 'Completed' : 'Not completed'}`)),
     ...(plan.omittedSteps > 0 ? [textParagraph(`${plan.omittedSteps} step(s) not shared with you are not included.`, { run: { color: MUTED } })] : []),
@@ -187,8 +191,9 @@ function titleBlock(plan: PlanExport): Paragraph[] {
 function stepBlocks(plan: PlanExport): (Paragraph | Table)[] {
   const blocks: (Paragraph | Table)[] = [];
   for (const step of plan.steps) {
-    blocks.push(new Paragraph({ heading: HeadingLevel.HEADING_1, pageBreakBefore: true, children: runs(step.heading) }));
-    if (step.intro.trim()) blocks.push(textParagraph(step.intro, { style: 'Intro' }));
+    // No forced page break: the heading (and the intro) keep with the next paragraph instead.
+    blocks.push(new Paragraph({ heading: HeadingLevel.HEADING_1, keepNext: true, children: runs(step.heading) }));
+    if (step.intro.trim()) blocks.push(textParagraph(step.intro, { style: 'Intro', keepNext: true }));
     if (step.questions.length === 0) blocks.push(textParagraph('No questions in this step.', { style: 'Intro' }));
     for (const question of step.questions) {
       blocks.push(textParagraph(question.label, { style: 'Question' }));
@@ -212,7 +217,7 @@ export async function renderPlanDocx(plan: PlanExport): Promise<Buffer> {
           paragraph: { spacing: { after: 80 } },
         },
         title: { run: { color: NAVY, bold: true, size: 44 } },
-        heading1: { run: { color: NAVY, bold: true, boldComplexScript: true, size: 32 }, paragraph: { spacing: { after: 160 } } },
+        heading1: { run: { color: NAVY, bold: true, boldComplexScript: true, size: 32 }, paragraph: { spacing: { before: 480, after: 160 } } },
         heading2: { run: { color: NAVY, bold: true, boldComplexScript: true, size: 26 }, paragraph: { spacing: { before: 360, after: 120 } } },
       },
       paragraphStyles: [
@@ -259,7 +264,7 @@ export async function renderPlanDocx(plan: PlanExport): Promise<Buffer> {
                 border: { top: { style: BorderStyle.SINGLE, size: 4, color: GRID, space: 4 } },
                 alignment: AlignmentType.LEFT,
                 children: [
-                  new TextRun({ text: `Form ID ${plan.formId} | Generated: ${formatDateTime(plan.generatedAt)}`, size: 16, color: MUTED }),
+                  ...runs(footerText(plan), { size: 16, color: MUTED }),
                   new TextRun({ children: ['\tPage ', PageNumber.CURRENT, ' of ', PageNumber.TOTAL_PAGES], size: 16, color: MUTED }),
                 ],
               }),

@@ -1,13 +1,14 @@
 /**
- * The PDF export: US Letter, 50 pt margins, a title page, then each step on a new page with its
- * intro and questions; answers wrap and break across pages, tables repeat their navy header row on
- * every page and shrink their font when wide; every page has a footer with the plan id, the
- * generation time and its page number.
+ * The PDF export: US Letter, 50 pt margins, a title block with the plan's record (status,
+ * attestation, submission, approval or return) and contents, then the steps one after another: a
+ * step starts a new page only when its heading and first lines do not fit on this one. Answers wrap
+ * and break across pages, tables repeat their navy header row on every page and shrink their font
+ * when wide; every page has a footer with the school, the school year and "Page n of N".
  */
 import PDFDocument from 'pdfkit';
 import { PdfTextWriter } from './pdfText.ts';
 import { layoutText, textMetrics, type LaidLine } from './textLayout.ts';
-import { formatDateTime, titleFields, type ExportAnswer, type PlanExport } from './planExport.ts';
+import { footerText, recordLines, titleFields, type ExportAnswer, type ExportQuestion, type PlanExport } from './planExport.ts';
 
 type Doc = InstanceType<typeof PDFDocument>;
 
@@ -28,9 +29,15 @@ const COLORS = {
 } as const;
 
 const LINE_FACTOR = 1.45;
-/** Room an answer needs on a page to start there: two lines of text, or a table's header and first row. */
+/** Room a text answer needs on a page to start there: two lines. */
 const ANSWER_START = 40;
+/** Answers are indented under their question. */
+const ANSWER_INDENT = 12;
 const BASELINE_FACTOR = 1.08;
+/** Space above a step that follows another on the same page. */
+const STEP_GAP = 24;
+/** Intro lines a step's heading keeps with it on its page. */
+const INTRO_KEPT = 3;
 
 /** Table fonts: start here, shrink in half points down to the floor until the columns fit. */
 const TABLE_FONT_MAX = 9;
@@ -47,6 +54,69 @@ interface TextOptions {
   indent?: number;
   /** Space after the block in points. */
   after?: number;
+}
+
+/**
+ * A table's font size, column widths and header row: natural widths when they fit, else each
+ * column's longest word plus a share of the room left. Kept per table answer, as the question
+ * before it needs the header's height to decide whether it starts on this page.
+ */
+const tableGeometries = new WeakMap<string[][], ReturnType<typeof computeTableGeometry>>();
+function tableGeometry(headers: string[], rows: string[][], indent: number) {
+  let geometry = tableGeometries.get(rows);
+  if (!geometry) tableGeometries.set(rows, (geometry = computeTableGeometry(headers, rows, indent)));
+  return geometry;
+}
+
+function computeTableGeometry(headers: string[], rows: string[][], indent: number) {
+  const available = CONTENT_WIDTH - indent;
+  const columns = headers.length;
+  const padX = cellPadX(columns);
+  const metrics = Array.from({ length: columns }, (_, c) => {
+    const header = textMetrics(headers[c] ?? '', true);
+    let natural = header.longestLine;
+    let word = header.longestWord;
+    for (const row of rows) {
+      const cell = textMetrics(row[c] ?? '', false);
+      natural = Math.max(natural, cell.longestLine);
+      word = Math.max(word, cell.longestWord);
+    }
+    // Per point of font size; a long word is capped (it breaks between characters instead).
+    return { natural: Math.max(natural, 1), word: Math.min(Math.max(word, 1), 14) };
+  });
+  // Cell padding, and a point of slack so that a word measured to fit does fit after rounding.
+  const padding = columns * (2 * padX + 1);
+  let size = TABLE_FONT_MAX;
+  while (size > TABLE_FONT_MIN && metrics.reduce((sum, m) => sum + m.word * size, 0) + padding > available) size -= 0.5;
+
+  // Column widths: natural widths when they fit, else each column's longest word plus a share of
+  // the room left in proportion to how much more it would like.
+  const naturalTotal = metrics.reduce((sum, m) => sum + m.natural * size, 0) + padding;
+  let widths: number[];
+  if (naturalTotal <= available) {
+    const extra = available - naturalTotal;
+    const total = metrics.reduce((sum, m) => sum + m.natural, 0);
+    widths = metrics.map((m) => m.natural * size + 2 * padX + 1 + (extra * m.natural) / total);
+  } else {
+    const base = metrics.map((m) => Math.min(m.word * size, available / columns) + 2 * padX + 1);
+    const left = Math.max(0, available - base.reduce((sum, w) => sum + w, 0));
+    const wants = metrics.map((m, c) => Math.max(0, m.natural * size + 2 * padX + 1 - base[c]!));
+    const wanted = wants.reduce((sum, w) => sum + w, 0) || 1;
+    widths = base.map((w, c) => w + (left * wants[c]!) / wanted);
+    const total = widths.reduce((sum, w) => sum + w, 0);
+    if (total > available) widths = widths.map((w) => (w * available) / total);
+  }
+
+  const lineHeight = size * LINE_FACTOR;
+  const layoutRow = (cells: string[], bold: boolean) => cells.map((cell, c) => layoutText(cell, { size, bold, width: Math.max(widths[c]! - 2 * padX, 4) }));
+  const headerLines = layoutRow(headers, true);
+  const headerHeight = Math.max(...headerLines.map((lines) => lines.length)) * lineHeight + 2 * CELL_PAD_Y;
+  // The header stays with the first row (the first line of a row taller than a page), which is
+  // not split when it fits on a page: otherwise the header would end this page alone.
+  const firstRow = rows[0] ? Math.max(1, ...layoutRow(rows[0], false).map((lines) => lines.length)) : 1;
+  const freshFit = Math.floor((CONTENT_BOTTOM - MARGIN - headerHeight - 2 * CELL_PAD_Y) / lineHeight);
+  const start = headerHeight + (firstRow <= freshFit ? firstRow : 1) * lineHeight + 2 * CELL_PAD_Y;
+  return { size, widths, padX, lineHeight, layoutRow, headerLines, headerHeight, start };
 }
 
 class PdfComposer {
@@ -151,47 +221,7 @@ class PdfComposer {
   table(headers: string[], rows: string[][], indent: number): void {
     const x0 = MARGIN + indent;
     const available = CONTENT_WIDTH - indent;
-    const columns = headers.length;
-    const padX = cellPadX(columns);
-    const metrics = Array.from({ length: columns }, (_, c) => {
-      const header = textMetrics(headers[c] ?? '', true);
-      let natural = header.longestLine;
-      let word = header.longestWord;
-      for (const row of rows) {
-        const cell = textMetrics(row[c] ?? '', false);
-        natural = Math.max(natural, cell.longestLine);
-        word = Math.max(word, cell.longestWord);
-      }
-      // Per point of font size; a long word is capped (it breaks between characters instead).
-      return { natural: Math.max(natural, 1), word: Math.min(Math.max(word, 1), 14) };
-    });
-    // Cell padding, and a point of slack so that a word measured to fit does fit after rounding.
-    const padding = columns * (2 * padX + 1);
-    let size = TABLE_FONT_MAX;
-    while (size > TABLE_FONT_MIN && metrics.reduce((sum, m) => sum + m.word * size, 0) + padding > available) size -= 0.5;
-
-    // Column widths: natural widths when they fit, else each column's longest word plus a share of
-    // the room left in proportion to how much more it would like.
-    const naturalTotal = metrics.reduce((sum, m) => sum + m.natural * size, 0) + padding;
-    let widths: number[];
-    if (naturalTotal <= available) {
-      const extra = available - naturalTotal;
-      const total = metrics.reduce((sum, m) => sum + m.natural, 0);
-      widths = metrics.map((m) => m.natural * size + 2 * padX + 1 + (extra * m.natural) / total);
-    } else {
-      const base = metrics.map((m) => Math.min(m.word * size, available / columns) + 2 * padX + 1);
-      const left = Math.max(0, available - base.reduce((sum, w) => sum + w, 0));
-      const wants = metrics.map((m, c) => Math.max(0, m.natural * size + 2 * padX + 1 - base[c]!));
-      const wanted = wants.reduce((sum, w) => sum + w, 0) || 1;
-      widths = base.map((w, c) => w + (left * wants[c]!) / wanted);
-      const total = widths.reduce((sum, w) => sum + w, 0);
-      if (total > available) widths = widths.map((w) => (w * available) / total);
-    }
-
-    const lineHeight = size * LINE_FACTOR;
-    const layoutRow = (cells: string[], bold: boolean) => cells.map((cell, c) => layoutText(cell, { size, bold, width: Math.max(widths[c]! - 2 * padX, 4) }));
-    const headerLines = layoutRow(headers, true);
-    const headerHeight = Math.max(...headerLines.map((lines) => lines.length)) * lineHeight + 2 * CELL_PAD_Y;
+    const { size, widths, padX, lineHeight, layoutRow, headerLines, headerHeight, start } = tableGeometry(headers, rows, indent);
 
     const drawRow = (cellLines: LaidLine[][], from: number, count: number, header: boolean, shade: boolean) => {
       const height = count * lineHeight + 2 * CELL_PAD_Y;
@@ -232,8 +262,7 @@ class PdfComposer {
     };
     const drawHeader = () => drawRow(headerLines, 0, Math.round((headerHeight - 2 * CELL_PAD_Y) / lineHeight), true, false);
 
-    // The header stays with at least the first line of the first row.
-    this.ensure(headerHeight + lineHeight + 2 * CELL_PAD_Y);
+    this.ensure(start);
     drawHeader();
     for (const [r, row] of rows.entries()) {
       const cellLines = layoutRow(row, false);
@@ -259,7 +288,8 @@ class PdfComposer {
   titlePage(plan: PlanExport): void {
     this.text('Consolidated School Plan', { size: 22, bold: true, color: COLORS.navy, after: 4 });
     this.text(`${plan.schoolName}`, { size: 16, bold: true, color: COLORS.text, after: 2 });
-    this.text(`School year ${plan.schoolYear}`, { size: 12, color: COLORS.muted, after: 10 });
+    this.text(`School year ${plan.schoolYear}`, { size: 12, color: COLORS.muted, after: plan.versionLabel ? 4 : 10 });
+    if (plan.versionLabel) this.text(plan.versionLabel, { size: 12, bold: true, color: COLORS.navy, after: 10 });
     this.rule(MARGIN, CONTENT_WIDTH, COLORS.navy, 1.5);
     this.gap(12);
     const fields = titleFields(plan);
@@ -276,6 +306,9 @@ class PdfComposer {
       this.y = Math.max(this.y, afterLabel) + 4;
     }
     this.gap(14);
+    this.text('Record', { size: 13, bold: true, color: COLORS.navy, after: 4 });
+    for (const line of recordLines(plan)) this.text(line, { size: 11, color: COLORS.text, after: 3 });
+    this.gap(14);
     this.text('Contents', { size: 13, bold: true, color: COLORS.navy, after: 4 });
     for (const step of plan.steps) {
       this.text(`${step.heading} — ${step.completed ? 'Completed' : 'Not completed'}`, { size: 10, color: COLORS.text, after: 1 });
@@ -285,30 +318,58 @@ class PdfComposer {
     }
   }
 
+  /**
+   * Height of a question's label with the start of its answer (two lines of text, the writing line,
+   * a table's header and first row): what must fit for the question to start on this page.
+   */
+  private questionStart(question: ExportQuestion): number {
+    const label = layoutText(question.label, { size: 10.5, bold: true, width: CONTENT_WIDTH }).length * 10.5 * LINE_FACTOR + 3;
+    const { answer } = question;
+    if (answer.kind === 'table') return label + tableGeometry(answer.headers, answer.rows, ANSWER_INDENT).start;
+    return label + (answer.kind === 'blank' ? 22 : ANSWER_START);
+  }
+
   steps(plan: PlanExport): void {
     for (const step of plan.steps) {
-      this.newPage();
-      this.text(step.heading, { size: 16, bold: true, color: COLORS.navy, after: 2 });
+      // Steps follow one another (a one-question step does not take a page of its own); a step
+      // moves to the next page only when its heading, the start of its intro and its first
+      // question's start do not fit, so a heading never ends a page.
+      const heading = layoutText(step.heading, { size: 16, bold: true, width: CONTENT_WIDTH });
+      const intro = step.intro.trim() ? layoutText(step.intro, { size: 9.5, width: CONTENT_WIDTH }) : [];
+      const first = step.questions[0];
+      const firstStart = first ? this.questionStart(first) : 10 * LINE_FACTOR;
+      // A long intro keeps its first lines with the heading; a short one, itself and the first question.
+      const afterHeading = intro.length > INTRO_KEPT ? INTRO_KEPT * 9.5 * LINE_FACTOR : intro.length * 9.5 * LINE_FACTOR + (intro.length ? 10 : 0) + firstStart;
+      if (this.y > MARGIN) this.gap(STEP_GAP);
+      this.ensure(heading.length * 16 * LINE_FACTOR + 2 + 8 + afterHeading);
+      this.lines(heading, MARGIN, { size: 16, bold: true, color: COLORS.navy });
+      this.gap(2);
       this.rule(MARGIN, CONTENT_WIDTH, COLORS.navy, 1);
       this.gap(8);
-      if (step.intro.trim()) this.text(step.intro, { size: 9.5, color: COLORS.muted, after: 10 });
+      if (intro.length) {
+        this.lines(intro, MARGIN, { size: 9.5, color: COLORS.muted });
+        this.gap(10);
+      }
       if (step.questions.length === 0) this.text('No questions in this step.', { size: 10, color: COLORS.muted });
       for (const question of step.questions) {
         // A question starts on the next page unless it fits here with the start of its answer.
         const label = layoutText(question.label, { size: 10.5, bold: true, width: CONTENT_WIDTH });
-        this.ensure(label.length * 10.5 * LINE_FACTOR + 3 + ANSWER_START);
+        this.ensure(this.questionStart(question));
         this.lines(label, MARGIN, { size: 10.5, bold: true, color: COLORS.navy });
         this.gap(3);
-        this.answer(question.answer, 12);
+        this.answer(question.answer, ANSWER_INDENT);
         this.gap(10);
       }
     }
   }
 
-  /** Footers on every page: "Form ID <id> | Generated: <time>" and "Page n of N". */
+  /**
+   * Footers on every page: "<school> · <year> Consolidated School Plan" and "Page n of N" (pages
+   * are buffered, so the count is known). A school name too long for one line is cut short.
+   */
   footers(plan: PlanExport): void {
     const { start, count } = this.doc.bufferedPageRange();
-    const left = layoutText(`Form ID ${plan.formId} | Generated: ${formatDateTime(plan.generatedAt)}`, { size: 8, width: CONTENT_WIDTH })[0]!;
+    const left = layoutText(footerText(plan), { size: 8, width: CONTENT_WIDTH - 80 })[0]!;
     const baseline = PAGE_HEIGHT - MARGIN + 22;
     for (let i = start; i < start + count; i++) {
       this.doc.switchToPage(i);

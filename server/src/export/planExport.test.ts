@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import type { Question } from '@csp/shared';
-import { asciiFileName, buildPlanExport, exportFileName, formatAnswer, formatDateTime, type ExportInput } from './planExport.ts';
+import { asciiFileName, buildPlanExport, exportFileName, formatAnswer, formatDate, formatDateTime, recordLines, type ExportInput } from './planExport.ts';
 import { BLANK_QUESTIONS, HIDDEN_MARKER, LONG_QUESTION, fullPlan, longAnswer, LONG_ANSWER_LENGTH } from '../testing/fullPlan.ts';
 
 const question = (type: Question['type'], extra: Partial<Question> = {}): Question => ({
@@ -132,6 +132,38 @@ describe('buildPlanExport', () => {
     expect(plan.omittedSteps).toBe(BUNDLED_BANK.steps.length - 1);
   });
 
+  it('records the status in words, the attestation, the submission and the approval: who and when', () => {
+    const base = input().plan;
+    const approved = buildPlanExport(
+      input({
+        plan: { ...base, status: 'approved', submittedAt: new Date('2025-10-01T15:00:00Z'), reviewedAt: new Date('2025-11-28T23:30:00Z') },
+        submittedBy: 'Pat Principal',
+        reviewedBy: 'Dana Whitfield',
+      }),
+    );
+    expect(recordLines(approved)).toEqual([
+      'Status: Approved',
+      'Attested by مثلا أحمد on October 1, 2025',
+      'Submitted by Pat Principal on October 1, 2025',
+      'Approved by Dana Whitfield on November 28, 2025',
+    ]);
+    // A return shows who returned it and why; the approval it reopened is gone, and so is the attestation.
+    const returned = buildPlanExport(
+      input({
+        plan: { ...base, status: 'rejected', attestation: null, reviewedAt: new Date('2025-12-01T10:00:00Z'), reviewComment: 'Add the barriers.' },
+        reviewedBy: 'Dana Whitfield',
+      }),
+    );
+    expect(recordLines(returned)).toEqual([
+      'Status: Returned for changes',
+      'Returned for changes by Dana Whitfield on December 1, 2025',
+      'Reason: Add the barriers.',
+    ]);
+    // Seeded plans know when they were submitted but not by whom.
+    const seeded = buildPlanExport(input({ plan: { ...base, status: 'submitted', attestation: null, submittedAt: new Date('2025-05-15T15:00:00Z') } }));
+    expect(recordLines(seeded)).toEqual(['Status: Submitted', 'Submitted on May 15, 2025']);
+  });
+
   it('exports a plan with no answers as blanks', () => {
     const plan = buildPlanExport(input({ steps: new Map(), plan: { ...input().plan, attestation: null } }));
     expect(plan.attestation).toBeNull();
@@ -148,8 +180,10 @@ describe('exportFileName and formatDateTime', () => {
     expect(asciiFileName('王小明_2025-2026_Consolidated_Plan.pdf')).toBe('2025-2026_Consolidated_Plan.pdf');
   });
 
-  it('prints times in UTC to the minute', () => {
+  it('prints times in UTC to the minute, and the record dates in words (UTC)', () => {
     expect(formatDateTime(new Date('2025-10-03T09:30:59Z'))).toBe('2025-10-03 09:30 UTC');
     expect(formatDateTime(null)).toBe('');
+    expect(formatDate(new Date('2026-11-28T23:59:00Z'))).toBe('November 28, 2026');
+    expect(formatDate(null)).toBe('');
   });
 });

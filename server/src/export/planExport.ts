@@ -1,12 +1,22 @@
 /**
- * What an export prints, independent of the format: the title block and every step of the plan's
- * pinned bank in order, each with its visible questions (gating applied) and their answers as text
- * or tables. Both the PDF and the DOCX builder read only this.
+ * What an export prints, independent of the format: the title block, the plan's record (status,
+ * attestation, submission, review: who and when) and every step of the plan's pinned bank in order,
+ * each with its visible questions (gating applied) and their answers as text or tables. Both the
+ * PDF and the DOCX builder read only this.
  */
-import { eq, or } from 'drizzle-orm';
-import { visibleQuestions, type Answer, type PlanStatus, type Question, type QuestionBank, type StepAnswers, type TableAnswer } from '@csp/shared';
+import { and, desc, eq, or } from 'drizzle-orm';
+import {
+  PLAN_STATUS_LABELS,
+  visibleQuestions,
+  type Answer,
+  type PlanStatus,
+  type Question,
+  type QuestionBank,
+  type StepAnswers,
+  type TableAnswer,
+} from '@csp/shared';
 import type { BaseServices } from '../services.ts';
-import { planSteps, users } from '../storage/schema.ts';
+import { auditLogs, planSteps, users } from '../storage/schema.ts';
 import { can } from '../policy/index.ts';
 import type { PlanContext } from '../domain/plans/loadPlan.ts';
 import { normalizeText } from './textLayout.ts';
@@ -31,33 +41,47 @@ export interface ExportStep {
   questions: ExportQuestion[];
 }
 
+/** Who did something to the plan and when; either may be unknown (older or seeded plans). */
+export interface RecordEvent {
+  by: string | null;
+  at: Date | null;
+}
+
 export interface PlanExport {
   formId: string;
   schoolName: string;
   schoolYear: string;
+  status: PlanStatus;
   statusLabel: string;
+  /** Set when the export prints a past version's answers: says which (e.g. "Version: Submitted on …"). */
+  versionLabel: string | null;
   principal: string | null;
   owner: string | null;
   lastUpdated: Date | null;
   attestation: { name: string; signedAt: Date | null; confirmed: boolean } | null;
+  /** The last submission; null when the plan was never submitted. */
+  submitted: RecordEvent | null;
+  /** The last review decision that still stands: approved, or returned for changes with its reason. */
+  decision: (RecordEvent & { kind: 'approved' | 'returned'; reason: string | null }) | null;
   generatedAt: Date;
   steps: ExportStep[];
   /** Steps left out because the reader's share does not cover them. */
   omittedSteps: number;
 }
 
-export const STATUS_LABELS: Record<PlanStatus, string> = {
-  draft: 'Draft',
-  submitted: 'Submitted',
-  under_review: 'Under review',
-  approved: 'Approved',
-  rejected: 'Returned for changes',
-};
-
-/** "2025-11-03 14:05 UTC": one unambiguous form for every date an export prints. */
+/** "2025-11-03 14:05 UTC": the unambiguous form for times (last update, generation). */
 export function formatDateTime(date: Date | null): string {
   if (!date || Number.isNaN(date.getTime())) return '';
   return `${date.toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+}
+
+/**
+ * "November 28, 2026": the record's dates, in words people read in a signed document. UTC, as the
+ * e-mails print dates: the district has no time zone setting.
+ */
+export function formatDate(date: Date | null): string {
+  if (!date || Number.isNaN(date.getTime())) return '';
+  return date.toLocaleDateString('en-US', { month: 'long', day: 'numeric', year: 'numeric', timeZone: 'UTC' });
 }
 
 const clean = (text: string) => normalizeText(text);
@@ -122,11 +146,18 @@ export interface StepState {
 }
 
 export interface ExportInput {
-  plan: Pick<PlanRow, 'id' | 'schoolName' | 'schoolYear' | 'status' | 'attestation' | 'updatedAt'>;
+  /** `updatedAt` is null for a past version saved at an unknown time. */
+  plan: Pick<PlanRow, 'id' | 'schoolName' | 'schoolYear' | 'status' | 'attestation'> & { updatedAt: Date | null } & Partial<
+      Pick<PlanRow, 'submittedAt' | 'reviewedAt' | 'reviewComment'>
+    >;
   bank: QuestionBank;
   steps: ReadonlyMap<string, StepState>;
   principal: string | null;
   owner: string | null;
+  /** Display names: who submitted last (from the audit log) and who reviewed (`plans.reviewed_by`). */
+  submittedBy?: string | null;
+  reviewedBy?: string | null;
+  versionLabel?: string | null;
   /** Whether the reader may see a step (section-limited shares see only theirs). */
   canRead: (stepKey: string) => boolean;
   generatedAt: Date;
@@ -166,15 +197,27 @@ export function buildPlanExport(input: ExportInput): PlanExport {
         confirmed: plan.attestation.confirmed !== false,
       }
     : null;
+  const name = (value: string | null | undefined) => (value?.trim() ? clean(value.trim()) : null);
+  const submittedAt = plan.submittedAt ?? null;
+  const reviewedAt = plan.reviewedAt ?? null;
+  const reviewedBy = name(input.reviewedBy);
+  // Only the decision the status still shows: an approval reopened by a return is no longer one.
+  let decision: PlanExport['decision'] = null;
+  if (plan.status === 'approved' && (reviewedBy || reviewedAt)) decision = { kind: 'approved', by: reviewedBy, at: reviewedAt, reason: null };
+  if (plan.status === 'rejected') decision = { kind: 'returned', by: reviewedBy, at: reviewedAt, reason: name(plan.reviewComment) };
   return {
     formId: plan.id,
     schoolName: clean(plan.schoolName),
     schoolYear: plan.schoolYear,
-    statusLabel: STATUS_LABELS[plan.status] ?? plan.status,
+    status: plan.status,
+    statusLabel: PLAN_STATUS_LABELS[plan.status] ?? plan.status,
+    versionLabel: name(input.versionLabel),
     principal: input.principal === null ? null : clean(input.principal),
     owner: input.owner === null ? null : clean(input.owner),
     lastUpdated,
     attestation,
+    submitted: submittedAt ? { by: name(input.submittedBy), at: submittedAt } : null,
+    decision,
     generatedAt: input.generatedAt,
     steps,
     omittedSteps,
@@ -186,55 +229,116 @@ const person = (user: { name: string; email: string } | undefined, email: string
   return email;
 };
 
-/** Reads what the export of a readable plan needs: its pinned bank, its steps, its people. */
-export async function loadPlanExport(services: BaseServices, context: PlanContext, generatedAt = new Date()): Promise<PlanExport> {
+/** A person in the record: their name, else their e-mail address. */
+const nameOf = (user: { name: string | null; email: string | null } | undefined): string | null => user?.name?.trim() || user?.email || null;
+
+/** Answers to print instead of the plan's current ones: a past version of the plan. */
+export interface ExportVersion {
+  /** Printed under the title, e.g. "Version: Submitted on November 28, 2026". */
+  label: string;
+  steps: Record<string, { data: StepAnswers; completed: boolean }>;
+  /** When that version was saved: its "Last updated". */
+  savedAt?: Date | null;
+}
+
+export interface LoadExportOptions {
+  generatedAt?: Date;
+  version?: ExportVersion;
+}
+
+/**
+ * Reads what the export of a readable plan needs: its pinned bank, its steps (or the version's),
+ * its people and who submitted it last (the plan keeps only when: the audit log has who).
+ */
+export async function loadPlanExport(services: BaseServices, context: PlanContext, options: LoadExportOptions = {}): Promise<PlanExport> {
   const { plan, actor } = context;
+  const { db } = services.storage;
+  const { version, generatedAt = new Date() } = options;
   const lookups = [];
   if (plan.userId) lookups.push(eq(users.id, plan.userId));
   if (plan.principalEmail) lookups.push(eq(users.email, plan.principalEmail.toLowerCase()));
-  const [bank, stepRows, people] = await Promise.all([
+  if (plan.reviewedBy) lookups.push(eq(users.id, plan.reviewedBy));
+  const [bank, stepRows, people, submissions] = await Promise.all([
     services.banks.resolve(plan.questionBankVersion),
-    services.storage.db
-      .select({ stepKey: planSteps.stepKey, data: planSteps.data, completed: planSteps.completed, lastUpdated: planSteps.lastUpdated })
-      .from(planSteps)
-      .where(eq(planSteps.formId, plan.id)),
+    version
+      ? Promise.resolve(Object.entries(version.steps).map(([stepKey, step]) => ({ stepKey, data: step.data, completed: step.completed, lastUpdated: null })))
+      : db
+          .select({ stepKey: planSteps.stepKey, data: planSteps.data, completed: planSteps.completed, lastUpdated: planSteps.lastUpdated })
+          .from(planSteps)
+          .where(eq(planSteps.formId, plan.id)),
     lookups.length
-      ? services.storage.db
+      ? db
           .select({ id: users.id, name: users.name, email: users.email })
           .from(users)
           .where(or(...lookups))
       : Promise.resolve([]),
+    plan.submittedAt
+      ? db
+          .select({ name: users.name, email: auditLogs.actorEmail })
+          .from(auditLogs)
+          .leftJoin(users, eq(users.id, auditLogs.actorId))
+          .where(and(eq(auditLogs.targetType, 'plan'), eq(auditLogs.targetId, plan.id), eq(auditLogs.action, 'plan.submit')))
+          .orderBy(desc(auditLogs.createdAt))
+          .limit(1)
+      : Promise.resolve([]),
   ]);
   const owner = plan.userId ? people.find((user) => user.id === plan.userId) : undefined;
   const principal = plan.principalEmail ? people.find((user) => user.email === plan.principalEmail!.toLowerCase()) : undefined;
+  const reviewer = plan.reviewedBy ? people.find((user) => user.id === plan.reviewedBy) : undefined;
   return buildPlanExport({
-    plan,
+    plan: version ? { ...plan, updatedAt: version.savedAt ?? null } : plan,
     bank,
     steps: new Map(stepRows.map((row) => [row.stepKey, { data: row.data, completed: row.completed, lastUpdated: row.lastUpdated }])),
     principal: person(principal, plan.principalEmail),
     owner: plan.userId ? person(owner, null) : null,
+    submittedBy: nameOf(submissions[0]),
+    reviewedBy: nameOf(reviewer),
+    versionLabel: version?.label ?? null,
     canRead: (stepKey) => can(actor, 'readStep', { plan: context, stepKey }),
     generatedAt,
   });
 }
 
-/** `<School>_<year>_Consolidated_Plan.<ext>`, the school name with spaces as underscores. */
 /** The title block's label/value lines, the same in both formats. */
 export function titleFields(plan: PlanExport): [string, string][] {
-  const fields: [string, string][] = [
+  return [
     ['School', plan.schoolName],
     ['School year', plan.schoolYear],
-    ['Status', plan.statusLabel],
     ['Principal', plan.principal ?? '—'],
     ['Owner', plan.owner ?? '—'],
     ['Last updated', formatDateTime(plan.lastUpdated) || '—'],
+    ['Exported', formatDateTime(plan.generatedAt)],
   ];
-  if (plan.attestation) {
-    fields.push(['Attested by', plan.attestation.name + (plan.attestation.confirmed ? '' : ' (not confirmed)')]);
-    fields.push(['Signed at', formatDateTime(plan.attestation.signedAt) || '—']);
-  }
-  return fields;
 }
+
+/** " by <who> on <date>", leaving out what is not known. */
+const byOn = (event: RecordEvent) => `${event.by ? ` by ${event.by}` : ''}${event.at ? ` on ${formatDate(event.at)}` : ''}`;
+
+/**
+ * The record block's sentences, the same in both formats: the status in people's words, the
+ * attestation, the last submission and the review decision that stands (a return with its reason).
+ */
+export function recordLines(plan: PlanExport): string[] {
+  const lines = [`Status: ${plan.statusLabel}`];
+  const attestation = plan.attestation;
+  if (attestation?.name.trim()) {
+    const on = attestation.signedAt ? ` on ${formatDate(attestation.signedAt)}` : '';
+    lines.push(attestation.confirmed ? `Attested by ${attestation.name}${on}` : `Attestation by ${attestation.name} not confirmed`);
+  }
+  if (plan.submitted) lines.push(`Submitted${byOn(plan.submitted)}`);
+  const decision = plan.decision;
+  if (decision?.kind === 'approved') lines.push(`Approved${byOn(decision)}`);
+  if (decision?.kind === 'returned') {
+    lines.push(`Returned for changes${byOn(decision)}`);
+    if (decision.reason) lines.push(`Reason: ${decision.reason}`);
+  }
+  return lines;
+}
+
+/** The footer's left part on every page: which plan the page belongs to, in people's words. */
+export const footerText = (plan: Pick<PlanExport, 'schoolName' | 'schoolYear'>) => `${plan.schoolName} · ${plan.schoolYear} Consolidated School Plan`;
+
+/** `<School>_<year>_Consolidated_Plan.<ext>`, the school name with spaces as underscores. */
 
 export function exportFileName(plan: Pick<PlanExport, 'schoolName' | 'schoolYear'>, extension: 'pdf' | 'docx'): string {
   const school =

@@ -136,7 +136,8 @@ export function comparable(text: string, looseBrackets = false): string {
   let result = text
     .normalize('NFC')
     .replace(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, '')
-    .replace(/Form ID [0-9a-f]{24} \| Generated: \d{4}-\d\d-\d\d \d\d:\d\d UTC/g, ' ')
+    // The footer line (pdf.ts, footerText): "<school> · <year> Consolidated School Plan".
+    .replace(/^[^\n]*· \d{4}-\d{4} Consolidated School Plan/gm, ' ')
     .replace(/Page \d+ of \d+/g, ' ');
   if (looseBrackets) result = result.replace(/[()[\]{}]/g, '');
   return result.replace(/\s+/g, ' ').trim();

@@ -15,7 +15,7 @@ import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 
-import { auditLogs, comments, notifications, planShares, planSteps, plans, users } from '../../storage/schema.ts';
+import { answerRevisions, auditLogs, comments, notifications, planShares, planSteps, planVersions, plans, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import type { UserRow } from '../../storage/rows.ts';
 import { userByEmail } from '../../testing/users.ts';
@@ -642,10 +642,40 @@ describe('fixtures', () => {
 
 describe('a plan with the district holds still', () => {
   const LOCKED: PlanStatus[] = ['submitted', 'under_review', 'approved'];
-  const doors = (id: string, who: HttpClient) => ({
+  /** An earlier text of an answer, and an earlier version of the plan, for the restores to bring back. */
+  async function insertPast(id: string) {
+    const revisionId = newId();
+    const versionId = newId();
+    await db()
+      .insert(answerRevisions)
+      .values({
+        id: revisionId,
+        formId: id,
+        stepKey: 'attendancePlan',
+        questionId: 'att_coordinatorName',
+        kind: 'edit',
+        authorIds: [user.owner.id],
+        before: 'EARLIER TEXT',
+        after: null,
+        stepRevision: 1,
+      });
+    await db()
+      .insert(planVersions)
+      .values({
+        id: versionId,
+        formId: id,
+        kind: 'returned',
+        actorName: 'Someone',
+        steps: { attendancePlan: { data: { att_coordinatorName: 'FROM A VERSION' }, completed: false } },
+      });
+    return { revisionId, versionId };
+  }
+  const doors = (id: string, who: HttpClient, past: { revisionId: string; versionId: string }) => ({
     'step save': () => saveStep6(who, id, 'CHANGED WHILE LOCKED'),
     'review flag': () => who.post(`/api/forms/${id}/review-flag`, { questionId: FLAGS[0]!.questionId, stepKey: FLAGS[0]!.stepKey }),
     attest: () => who.post(`/api/forms/${id}/attest`, { name: user.principal.name }),
+    'restore from history': () => who.post(`/api/forms/${id}/history/${past.revisionId}/restore`, { to: 'before' }),
+    'restore from a version': () => who.post(`/api/forms/${id}/versions/${past.versionId}/restore`, { stepKey: 'attendancePlan' }),
   });
 
   for (const status of LOCKED) {
@@ -653,10 +683,11 @@ describe('a plan with the district holds still', () => {
       ['principal', () => principal],
       ['Super Admin', () => admin],
     ] as const) {
-      it(`${status} × ${role}: the step save, the review flag and the attestation are refused with a message naming the state, and nothing changes`, async () => {
+      it(`${status} × ${role}: the step save, the review flag, the attestation and both restores are refused with a message naming the state, and nothing changes`, async () => {
         const id = await insertPlan({ status, needsUpdate: FLAGS });
+        const past = await insertPast(id);
         const before = await planRow(id);
-        for (const [door, run] of Object.entries(doors(id, client()))) {
+        for (const [door, run] of Object.entries(doors(id, client(), past))) {
           const response = await run();
           // The attestation is the principal's alone: a Super Admin is refused before the state is asked.
           if (door === 'attest' && role === 'Super Admin') {

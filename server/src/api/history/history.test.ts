@@ -14,6 +14,7 @@ import { createPlan, planPath, saveBody, shareWith, stepPath, stepRow, whoAmI, t
 import { PRINCIPAL_HARBOR, SUPERADMIN } from '../../testing/demoNames.ts';
 import { stepOf } from '../../testing/bundledBank.ts';
 import { waitFor } from '../../testing/wait.ts';
+import { readPdf } from '../../testing/exportChecks.ts';
 import { answerRevisions, auditLogs } from '../../storage/schema.ts';
 import type { AnswerRevision, HistoryResponse, PlanVersion, VersionList } from '@csp/shared/api/history';
 
@@ -191,6 +192,14 @@ describe('plan versions', () => {
     expect(versions[0]!.comment).toBe('Name the dean');
     const submitted = (await ap.get(planPath(formId, `/versions/${versions[2]!._id}`))).body as PlanVersion;
     expect(submitted.steps[STEP]!.data[QUESTION]).toBe('As submitted');
+    // Its export prints what it held, and says which version it is.
+    const pdf = async (query: string) => readPdf(Buffer.from(await (await ap.request('GET', planPath(formId, `/export/pdf${query}`))).arrayBuffer())).text;
+    const asSubmitted = await pdf(`?version=${versions[2]!._id}`);
+    expect(asSubmitted).toContain('As submitted');
+    expect(asSubmitted).not.toContain('After the return');
+    expect(asSubmitted).toMatch(/Version: Submitted on \w+ \d+, \d{4}/);
+    expect(await pdf('')).toContain('After the return');
+    expect((await ap.request('GET', planPath(formId, `/export/docx?version=${'d'.repeat(24)}`))).status).toBe(404);
 
     // The step back as submitted: written, seen in the history as a restore.
     const back = await principal.post(planPath(formId, `/versions/${versions[2]!._id}/restore`), { stepKey: STEP });
