@@ -9,7 +9,8 @@ export const versionLabel = (version: PlanVersionSummary, { actor = true } = {})
 /** A plan's versions, newest first: read when the plan page opens and when its status moves (each move may add one). */
 export class PlanVersions {
   versions = $state.raw<PlanVersionSummary[]>([]);
-  status = $state<'loading' | 'ready' | 'error'>('loading');
+  /** `refused`: the person may not see the versions (the page then leaves them out). */
+  status = $state<'loading' | 'ready' | 'error' | 'refused'>('loading');
   error = $state('');
   #controller = new AbortController();
   readonly #formId: string;
@@ -30,7 +31,7 @@ export class PlanVersions {
     } catch (cause) {
       if (signal.aborted) return;
       this.error = cause instanceof ApiError ? cause.message : 'The versions could not be loaded.';
-      this.status = 'error';
+      this.status = cause instanceof ApiError && cause.status === 403 ? 'refused' : 'error';
     }
   }
 
