@@ -19,7 +19,9 @@ import { expectAccessible, launchBrowser, signInAs, type Person } from './suppor
 const AP = 'ap.harbor@example.org';
 const { step: ATTENDANCE, stepNumber: ATTENDANCE_NUMBER } = stepOf('attendancePlan');
 const REASONS = ATTENDANCE.questions.find((question) => question.type === 'textarea' && !question.visibleWhen)!;
-const COORDINATOR = ATTENDANCE.questions.find((question) => question.type === 'text' && !question.visibleWhen)!;
+// Changed after the return in a step nobody has open: its record is written straight.
+const { step: HOUSING, stepNumber: HOUSING_NUMBER } = stepOf('temporaryHousing');
+const TRAINING_DATE = HOUSING.questions.find((question) => question.id === 'sth_liaisonTrainingDate')!;
 const EARLIER = 'Families told us mornings are hard.';
 const TYPED = ' Buses arrive late in winter.';
 
@@ -124,9 +126,9 @@ describe('history and versions in a real browser', () => {
     // Submitted, returned with a comment, changed and submitted again, all through the API.
     expect((await principalApi.put(planPath(formId), { action: 'submit' })).status).toBe(200);
     expect((await adminApi.put(planPath(formId), { action: 'review', status: 'under_review' })).status).toBe(200);
-    const returned = await adminApi.put(planPath(formId), { action: 'review', status: 'rejected', comment: 'Please name the attendance coordinator.' });
+    const returned = await adminApi.put(planPath(formId), { action: 'review', status: 'rejected', comment: 'Please give the liaison’s training date.' });
     expect(returned.status).toBe(200);
-    expect((await principalApi.put(stepPath(formId, ATTENDANCE_NUMBER), saveBody({ [COORDINATOR.id]: 'Rahim Uddin, Attendance Teacher' }))).status).toBe(200);
+    expect((await principalApi.put(stepPath(formId, HOUSING_NUMBER), saveBody({ [TRAINING_DATE.id]: 'October 15' }))).status).toBe(200);
     expect((await principalApi.put(planPath(formId), { action: 'submit' })).status).toBe(200);
     const { versions } = (await principalApi.get(planPath(formId, '/versions'))).body as VersionList;
     expect(versions.map((version) => version.kind)).toEqual(['submitted', 'returned', 'under_review', 'submitted']);
@@ -137,15 +139,15 @@ describe('history and versions in a real browser', () => {
     const items = section.getByRole('listitem');
     await items.first().getByText('Submitted').waitFor();
     await expect(items.count()).resolves.toBe(4);
-    await items.nth(1).getByText('“Please name the attendance coordinator.”').waitFor();
+    await items.nth(1).getByText('“Please give the liaison’s training date.”').waitFor();
     await expectAccessible(page, 'the plan page with its versions');
 
     // The reviewer's shortcut: the latest submission beside the return before it.
     await page.getByRole('link', { name: 'Changes since the last submission' }).click();
     await page.getByRole('heading', { level: 1, name: 'Compare versions' }).waitFor();
     await page.getByText('1 answer changed').waitFor();
-    const change = page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 3, name: `${COORDINATOR.number}. ${COORDINATOR.title}` }) });
-    await expect(wordsOf(change.locator('ins'))).resolves.toBe('added: Rahim Uddin, Attendance Teacher');
+    const change = page.getByRole('listitem').filter({ has: page.getByRole('heading', { level: 3, name: `${TRAINING_DATE.number}. ${TRAINING_DATE.title}` }) });
+    await expect(wordsOf(change.locator('ins'))).resolves.toBe('added: October 15');
     await expectAccessible(page, 'the compare page');
 
     // The first submission, read-only, with its own downloads.
@@ -161,7 +163,7 @@ describe('history and versions in a real browser', () => {
     await expectAccessible(page, 'a version read-only');
     await page.getByRole('link', { name: 'Compare with current' }).click();
     await page.waitForURL((url) => url.pathname.endsWith('/versions/compare') && url.searchParams.get('from') === first && !url.searchParams.has('to'));
-    // Since the first submission (which held the restored reasons): the coordinator's name.
+    // Since the first submission (which held the restored reasons): the training date.
     await page.getByText('1 answer changed').waitFor();
 
     // Two versions chosen on the plan page.
