@@ -236,4 +236,36 @@ describe('two people on one step in a real browser', () => {
     await expectAccessible(marcus.page, 'the step editor with a colleague’s caret shown');
     expect([...elena.errors, ...marcus.errors]).toEqual([]);
   });
+
+  it('a laptop closed overnight with an unsent edit: next morning it merges beside what a colleague wrote meanwhile, after the server let the document go', async () => {
+    const coordinator = field(elena.page, COORDINATOR);
+    await coordinator.fill('Ms Lee');
+    await bothShow(COORDINATOR, (value) => value === 'Ms Lee', 'the base text on both screens');
+    await saved(elena.page);
+    await elena.context.setOffline(true);
+    await elena.page
+      .getByRole('status')
+      .filter({ hasText: /Offline/ })
+      .first()
+      .waitFor();
+    await typeAtEnd(coordinator, ' (dean)');
+    await elena.page.getByRole('status').filter({ hasText: 'Offline: your changes are kept and will merge when you are back' }).first().waitFor();
+    // The lid closes: the tab is gone, and the edit is only in this browser's IndexedDB.
+    await elena.page.close();
+    await typeAtEnd(field(marcus.page, COORDINATOR), ', attendance');
+    await saved(marcus.page);
+    // Marcus goes home too: nobody is on the step, so the server stores its document and lets it go.
+    await marcus.page.goto(`${server.url}/plans/${formId}`);
+    await waitFor('the server to unload the step document', () => server.services.liveServers.collaboration().documents === 0);
+
+    await elena.context.setOffline(false);
+    elena.page = await elena.context.newPage();
+    await elena.page.goto(`${server.url}/plans/${formId}/step/${STEP}`);
+    const merged = await waitFor('the record to hold both edits', async () => {
+      const value = String((await stored('att_coordinatorName')) ?? '');
+      return value.includes('(dean)') && value.includes(', attendance') ? value : null;
+    });
+    expect(merged).toMatch(/^Ms Lee(, attendance \(dean\)| \(dean\), attendance)$/);
+    await waitFor('Elena’s screen to show the merged text', async () => (await field(elena.page, COORDINATOR).inputValue()) === merged);
+  });
 });

@@ -87,9 +87,13 @@ export function createCollabServer(services: BaseServices): CollabServer {
         const concerned =
           scope.all || scope.userIds?.includes(context.userId) || scope.sessionIds?.includes(context.sessionId) || scope.formId === context.formId;
         if (!concerned) continue;
-        const now = await access.recheck(context);
+        // Unknown is not revoked: a connection whose access cannot be read now keeps what it had.
+        const now = await access.recheck(context).catch((error: unknown) => {
+          logger.warn({ err: error, formId: context.formId }, 'access not re-checked; the connection keeps its access');
+          return null;
+        });
         if (now === 'revoked') connection.close({ code: 4403, reason: 'Access revoked' });
-        else connection.readOnly = now === 'read-only';
+        else if (now) connection.readOnly = now === 'read-only';
       }
     },
 

@@ -72,16 +72,19 @@ export function presentStepResponse(
   };
 }
 
+/** The policy's answers for this plan and caller: the web app reads these, it never compares levels itself. */
 function presentUserPermission(context: PlanContext): UserPermission {
-  const { access } = context;
+  const { access, actor } = context;
   // The answers may change: the year is writable and the plan is not with the district.
-  const writable = can(context.actor, 'changeAnswers', context);
+  const writable = can(actor, 'changeAnswers', context);
   return {
     canRead: access.read,
     canEdit: access.edit && writable,
-    canReview: access.superAdmin,
-    canManage: access.superAdmin || access.principal,
-    canAttest: access.principal && writable,
+    canReview: can(actor, 'reviewPlan', context),
+    canManage: can(actor, 'managePlan', context),
+    canAttest: can(actor, 'attestPlan', context) && writable,
+    canShare: can(actor, 'sharePlan', context),
+    canSubmit: can(actor, 'submitPlan', context) && writable,
     canSeePresence: access.presence,
     isOwner: access.owner,
     isPrincipal: access.principal,

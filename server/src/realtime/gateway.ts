@@ -7,7 +7,7 @@ import { SESSION_COOKIE, validateSessionToken, validateSessionTokens } from '../
 import { StoreUnavailableError } from '../kv/index.ts';
 import { createPubSubClient } from '../kv/redis.ts';
 import { SlicedHeartbeat } from '../kv/slicedHeartbeat.ts';
-import { loadPlan } from '../domain/plans/loadPlan.ts';
+import { findPlan } from '../domain/plans/loadPlan.ts';
 import { leavePresence, listPresence, registerPresence, registerPresenceMany } from '../domain/plans/presence.ts';
 import { refreshStepLock, releaseStepLockOf } from '../domain/plans/stepLocks.ts';
 import { stepKeysOf } from '../domain/questionBank/bankCatalog.ts';
@@ -206,7 +206,7 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
       if (!parsed.success) return reply({ ok: false, error: 'Invalid request' });
       const actor = await currentActor(socket);
       if (!actor) return reply({ ok: false, error: 'Unauthorized' });
-      const context = await loadPlan(services, actor, parsed.data.formId).catch(() => null);
+      const context = await findPlan(services, actor, parsed.data.formId);
       if (!context || !(context.access.read || context.access.presence)) return reply({ ok: false, error: 'Access denied' });
       const stepKey = parsed.data.stepKey ?? null;
       if (stepKey && !stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion)).includes(stepKey)) {
@@ -366,17 +366,24 @@ export function createRealtimeGateway(httpServer: http.Server, services: BaseSer
         scope.sessionIds?.includes(data.sessionId) ||
         (scope.formId !== undefined && (data.plans.has(scope.formId) || data.watching.has(scope.formId)));
       if (!concerned) continue;
-      const auth = await validateSessionToken(services, data.token);
-      if (!auth) {
-        socket.disconnect(true);
-        continue;
-      }
-      for (const formId of new Set([...data.plans.keys(), ...data.watching])) {
-        const context = await loadPlan(services, auth.actor, formId).catch(() => null);
-        if (!context || !(context.access.read || context.access.presence)) await leavePlan(socket, formId);
-      }
+      // Unknown is not revoked: a socket whose access cannot be read now (the database unreachable) keeps its rooms.
+      await recheckSocket(socket, data).catch((error: unknown) =>
+        logger.warn({ err: error, userId: data.userId }, 'access not re-checked; the socket keeps its rooms'),
+      );
     }
   });
+
+  async function recheckSocket(socket: Socket, data: SocketData): Promise<void> {
+    const auth = await validateSessionToken(services, data.token);
+    if (!auth) {
+      socket.disconnect(true);
+      return;
+    }
+    for (const formId of new Set([...data.plans.keys(), ...data.watching])) {
+      const context = await findPlan(services, auth.actor, formId);
+      if (!context || !(context.access.read || context.access.presence)) await leavePlan(socket, formId);
+    }
+  }
 
   return {
     ...events,

@@ -20,11 +20,25 @@ export const signInStateSchema = z.object({
   callbackUrl: callbackUrlSchema,
 });
 
+/** What the acting user may do across the district, as the server's policy answers it: the web app reads these, never levels. */
+export const sessionAbilitiesSchema = z.object({
+  /** The district's own pages: plans of every school, school years, the question bank, the audit log, system. */
+  administerDistrict: z.boolean(),
+  /** The Users page (a principal: the own school's staff). */
+  administerUsers: z.boolean(),
+  /** Starting plans (a principal: for the own school). */
+  createPlans: z.boolean(),
+  /** Previewing the app as a demo user (the signed-in Super Admin, also while previewing). */
+  previewAs: z.boolean(),
+});
+export type SessionAbilities = z.infer<typeof sessionAbilitiesSchema>;
+
 /** GET /api/auth/session: the acting user (the previewed demo user while previewing). */
 export const sessionSchema = z.object({
   user: userSchema,
   previewing: z.boolean(),
   signedInAs: userSchema.optional(),
+  abilities: sessionAbilitiesSchema,
   expires: z.string(),
 });
 export type Session = z.infer<typeof sessionSchema>;

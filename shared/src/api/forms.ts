@@ -163,6 +163,10 @@ export const userPermissionSchema = z.object({
   canReview: z.boolean(),
   canManage: z.boolean(),
   canAttest: z.boolean(),
+  /** Shares the plan with the school's staff (the Share dialog). */
+  canShare: z.boolean(),
+  /** Submits it now: an editor of every step, while its answers may change (a draft, or returned). */
+  canSubmit: z.boolean(),
   canSeePresence: z.boolean(),
   isOwner: z.boolean(),
   isPrincipal: z.boolean(),

@@ -12,6 +12,8 @@ export const yearFiguresSchema = z.object({
   completionByStep: z.array(z.object({ stepKey: z.string(), title: z.string(), completed: z.number().int(), total: z.number().int() })),
   notStarted: z.array(z.object({ formId: z.string(), schoolName: z.string() })),
   overdue: z.array(z.object({ stepKey: z.string(), label: z.string(), dueDate: z.string(), plansNotComplete: z.number().int() })),
+  /** Every deadline of the year with the plans of the whole district that have not completed its step, soonest first. */
+  deadlines: z.array(z.object({ stepKey: z.string(), label: z.string(), dueDate: z.string(), plansNotComplete: z.number().int() })),
 });
 export type YearFigures = z.infer<typeof yearFiguresSchema>;
 

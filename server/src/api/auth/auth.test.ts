@@ -183,6 +183,8 @@ describe('sign-in through the real OpenID Connect flow', () => {
       expect(body.user.email).toBe(email);
       expect(body.user.level).toBe(level);
       expect(body.previewing).toBe(false);
+      // What the web app may offer, from the policy: the district's pages for level 5, the Users page and new plans from level 4.
+      expect(body.abilities, email).toEqual({ administerDistrict: level === 5, administerUsers: level >= 4, createPlans: level >= 4, previewAs: level === 5 });
       expect(Date.parse(body.expires)).toBeLessThanOrEqual(Date.now() + SESSION_MAX_AGE_MS + 60_000);
 
       // Only a hash of the token is stored: no row is keyed by the cookie value, and no column holds it.
@@ -574,6 +576,8 @@ describe('sessions, the access gate, the same-origin guard, role preview and the
       expect(previewing.body.user.level).toBe(4);
       expect(previewing.body.previewing).toBe(true);
       expect(previewing.body.signedInAs?.email).toBe('superadmin@example.org');
+      // The pages are the demo principal's; stopping the preview stays the Super Admin's.
+      expect(previewing.body.abilities).toEqual({ administerDistrict: false, administerUsers: true, createPlans: true, previewAs: true });
 
       // While previewing, the session acts as the demo principal: the user list is that school's, below level 5.
       const list = await client.get('/api/users?limit=200');

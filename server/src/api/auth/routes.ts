@@ -18,6 +18,7 @@ import {
   type Session,
 } from '@csp/shared/api/auth';
 import { startRolePreview, stopRolePreview } from '../../domain/auth/rolePreview.ts';
+import { can } from '../../policy/index.ts';
 import { operations, redirectAnswer } from '../../http/operation.ts';
 import { errorBodySchema, successSchema } from '@csp/shared/api/common';
 
@@ -120,6 +121,12 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
       previewing: auth.previewing,
       ...(auth.previewing ? { signedInAs: presentUser(auth.user) } : {}),
       expires: auth.expiresAt.toISOString(),
+      abilities: {
+        administerDistrict: can(auth.actor, 'administerDistrict'),
+        administerUsers: can(auth.actor, 'administerUsers'),
+        createPlans: can(auth.actor, 'createPlans'),
+        previewAs: can(auth.user, 'previewAs'),
+      },
     } satisfies Session;
   });
 

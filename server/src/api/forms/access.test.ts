@@ -454,6 +454,12 @@ describe('plan routes access matrix', () => {
         expect(Object.keys(response.body.formData).sort()).toEqual([...readable].sort());
         const editors: Caller[] = ['H4', 'L5', 'owner', 'edit', 'section', 'email', 'preview'];
         expect(response.body.userPermission.canEdit).toBe(editors.includes(caller));
+        // What the plan page offers comes from the same policy as the routes' answers.
+        expect(response.body.userPermission).toMatchObject({
+          canSubmit: editors.includes(caller) && caller !== 'section',
+          canShare: ['H4', 'L5', 'preview'].includes(caller),
+          canReview: caller === 'L5',
+        });
         expect(response.body.comments.map((c: { comment: string }) => c.comment)).toContain('Matrix review comment');
         return;
       }

@@ -706,7 +706,7 @@ describe('a plan with the district holds still', () => {
           .where(and(eq(planSteps.formId, id), eq(planSteps.stepKey, 'attendancePlan')));
         expect(step!.data).toEqual({});
         const read = await principal.get(`/api/forms/${id}`);
-        expect(read.body.userPermission).toMatchObject({ canEdit: false, canAttest: false, readOnly: true });
+        expect(read.body.userPermission).toMatchObject({ canEdit: false, canAttest: false, canSubmit: false, readOnly: true });
       });
     }
   }
@@ -726,7 +726,7 @@ describe('a plan with the district holds still', () => {
     expect(await planRow(id)).toMatchObject({ status: 'rejected', reviewComment: 'Add the second attendance contact.', attestation: null });
     expect((await saveStep6(principal, id, 'Returned and fixed')).status).toBe(200);
     const read = await principal.get(`/api/forms/${id}`);
-    expect(read.body.userPermission).toMatchObject({ canEdit: true, canAttest: true });
+    expect(read.body.userPermission).toMatchObject({ canEdit: true, canAttest: true, canSubmit: true });
   });
 
   it('the attestation carries the signer’s own name (case and spacing forgiven) and id, and an answer changed after it clears it', async () => {

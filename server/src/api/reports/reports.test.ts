@@ -323,8 +323,14 @@ describe('GET /api/admin/reports/figures', () => {
     expect(body.completionByStep).toHaveLength(BUNDLED_BANK.steps.length);
     expect(body.notStarted).toEqual([{ formId: beta, schoolName: 'Figures Beta' }]);
     expect(body.overdue).toEqual([
-      { stepKey: 'attendancePlan', label: 'Attendance', dueDate: '2020-10-01', plansNotComplete: 1 },
       { stepKey: 'tableOfContents', label: 'Contents', dueDate: '2020-09-15', plansNotComplete: 2 },
+      { stepKey: 'attendancePlan', label: 'Attendance', dueDate: '2020-10-01', plansNotComplete: 1 },
+    ]);
+    // Every deadline, past or not, with the whole district's count: the dashboard's Deadlines card.
+    expect(body.deadlines).toEqual([
+      { stepKey: 'tableOfContents', label: 'Contents', dueDate: '2020-09-15', plansNotComplete: 2 },
+      { stepKey: 'attendancePlan', label: 'Attendance', dueDate: '2020-10-01', plansNotComplete: 1 },
+      { stepKey: 'counselingPlan', label: 'Counseling', dueDate: '2999-01-01', plansNotComplete: 3 },
     ]);
   });
 

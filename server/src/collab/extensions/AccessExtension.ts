@@ -3,7 +3,7 @@ import { parseCollabDocumentName } from '@csp/shared';
 import type { BaseServices } from '../../services.ts';
 import { SESSION_COOKIE, validateSessionToken } from '../../auth/sessions.ts';
 import { can } from '../../policy/index.ts';
-import { loadPlan } from '../../domain/plans/loadPlan.ts';
+import { findPlan } from '../../domain/plans/loadPlan.ts';
 import { sessionTokenFromCookie } from '../../realtime/origin.ts';
 import type { ConnectionContext } from '../connectionContext.ts';
 
@@ -28,7 +28,7 @@ export class AccessExtension implements Extension {
     const sessionToken = sessionTokenFromCookie(requestHeaders.get('cookie'), SESSION_COOKIE) ?? (token || null);
     const auth = sessionToken ? await validateSessionToken(this.services, sessionToken) : null;
     if (!auth) throw new Error('Unauthorized');
-    const context = await loadPlan(this.services, auth.actor, target.formId).catch(() => null);
+    const context = await findPlan(this.services, auth.actor, target.formId);
     const bank = context ? await this.services.banks.resolve(context.plan.questionBankVersion) : null;
     if (!context || !bank?.steps.some((step) => step.key === target.stepKey)) throw new Error('Not found');
     const step = { plan: context, stepKey: target.stepKey };
@@ -37,10 +37,13 @@ export class AccessExtension implements Extension {
     return { token: sessionToken!, sessionId: auth.sessionId, userId: auth.actor.id, formId: target.formId, stepKey: target.stepKey };
   }
 
-  /** The connection's access now: its session may have ended, its share gone or its year archived. */
+  /**
+   * The connection's access now: its session may have ended, its share gone or its year archived.
+   * A failure to read (the database unreachable) is thrown, never answered as 'revoked'.
+   */
   async recheck(context: ConnectionContext): Promise<ConnectionAccess> {
     const auth = await validateSessionToken(this.services, context.token);
-    const plan = auth ? await loadPlan(this.services, auth.actor, context.formId).catch(() => null) : null;
+    const plan = auth ? await findPlan(this.services, auth.actor, context.formId) : null;
     const step = plan && { plan, stepKey: context.stepKey };
     if (!auth || !step || !can(auth.actor, 'readStep', step)) return 'revoked';
     return can(auth.actor, 'changeAnswers', plan) && can(auth.actor, 'editStep', step) ? 'editable' : 'read-only';

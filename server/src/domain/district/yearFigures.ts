@@ -6,8 +6,8 @@ import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 
 /**
  * A year across the district: plans by status, how many plans completed each step, the schools
- * whose plan nobody has written in yet, and the deadlines that passed with plans still missing
- * their step. Counted in the database, so it stays cheap at 1,600 schools.
+ * whose plan nobody has written in yet, each deadline with the plans still missing its step (and
+ * those that passed). Counted in the database, so it stays cheap at 1,600 schools.
  */
 export async function yearFigures({ storage, banks }: BaseServices, schoolYear: string, today = new Date()): Promise<YearFigures> {
   const db = storage.db;
@@ -35,6 +35,9 @@ export async function yearFigures({ storage, banks }: BaseServices, schoolYear: 
   const planCount = statusRows.reduce((sum, row) => sum + row.count, 0);
   const completed = new Map(stepRows.map((row) => [row.stepKey, row.completed]));
   const todayIso = today.toISOString().slice(0, 10);
+  const deadlines = (settings?.deadlines ?? [])
+    .map((deadline) => ({ ...deadline, plansNotComplete: planCount - (completed.get(deadline.stepKey) ?? 0) }))
+    .sort((a, b) => a.dueDate.localeCompare(b.dueDate));
   return {
     schoolYear,
     planCount,
@@ -43,9 +46,7 @@ export async function yearFigures({ storage, banks }: BaseServices, schoolYear: 
       .filter((step) => step.key !== PRINCIPAL_LETTER_KEY)
       .map((step) => ({ stepKey: step.key, title: step.title, completed: completed.get(step.key) ?? 0, total: planCount })),
     notStarted,
-    overdue: (settings?.deadlines ?? [])
-      .filter((deadline) => deadline.dueDate < todayIso)
-      .map((deadline) => ({ ...deadline, plansNotComplete: planCount - (completed.get(deadline.stepKey) ?? 0) }))
-      .filter((deadline) => deadline.plansNotComplete > 0),
+    overdue: deadlines.filter((deadline) => deadline.dueDate < todayIso && deadline.plansNotComplete > 0),
+    deadlines,
   };
 }

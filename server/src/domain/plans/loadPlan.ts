@@ -1,7 +1,7 @@
 import type { BaseServices } from '../../services.ts';
 
 import { preparedQueries } from '../../storage/preparedQueries.ts';
-import { notFound } from '../../errors.ts';
+import { AppError, notFound } from '../../errors.ts';
 import type { PlanRow, ShareRow, UserRow } from '../../storage/rows.ts';
 import { authorize, planAccess, type PlanAccess } from '../../policy/index.ts';
 
@@ -21,6 +21,19 @@ export async function loadPlan({ storage }: BaseServices, actor: UserRow, formId
   const [row] = await preparedQueries(storage.db).planForUser.execute({ formId, userId: actor.id });
   if (!row) throw notFound('Plan not found');
   return planContextOf(actor, row);
+}
+
+/**
+ * The plan with the caller's access, or null when it does not exist. Anything else (the database
+ * unreachable) is thrown: a live connection must never take a failure to read for "no access".
+ */
+export async function findPlan(services: BaseServices, actor: UserRow, formId: string): Promise<PlanContext | null> {
+  try {
+    return await loadPlan(services, actor, formId);
+  } catch (error) {
+    if (error instanceof AppError && error.kind === 'not-found') return null;
+    throw error;
+  }
 }
 
 /** The caller's view of a plan row read with its share and its year's archive flag. */

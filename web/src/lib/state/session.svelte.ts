@@ -1,5 +1,7 @@
-import type { Session } from '@csp/shared/api/auth';
+import type { Session, SessionAbilities } from '@csp/shared/api/auth';
 import { api, ApiError } from '#lib/api/index.ts';
+
+const NO_ABILITIES: SessionAbilities = { administerDistrict: false, administerUsers: false, createPlans: false, previewAs: false };
 
 export type SessionStatus = 'loading' | 'signed-in' | 'signed-out' | 'unreachable';
 
@@ -9,7 +11,8 @@ class SessionState {
   current = $state<Session | null>(null);
 
   readonly user = $derived(this.current?.user ?? null);
-  readonly isSuperAdmin = $derived(this.current?.user.level === 5);
+  /** The policy's answers for the acting user (none while signed out). */
+  readonly abilities = $derived<SessionAbilities>(this.current?.abilities ?? NO_ABILITIES);
 
   private loading: Promise<void> | null = null;
 

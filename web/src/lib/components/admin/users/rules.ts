@@ -1,25 +1,20 @@
 /**
- * What the page offers a person, mirroring the users routes' rules (server/src/policy/users.ts).
- * The server decides; these only keep the page from offering what it would refuse.
+ * What the page offers a person: the users routes' own rules (shared/src/userRules.ts), read with
+ * the web's record shape. The server decides; these keep the page from offering what it would refuse.
  */
 import type { User } from '@csp/shared/api/users';
 import type { Level } from '@csp/shared/roles';
+import { levelsGivenBy, levelsSeenBy, managesUser, type Person } from '@csp/shared/userRules';
 
-type Person = Pick<User, '_id' | 'level' | 'schoolName'>;
+type UserFields = Pick<User, '_id' | 'level' | 'schoolName'>;
 
-/** Levels the person may give by create, edit or import: a principal 1 to 3, a Super Admin any. */
-export function assignableLevels(actor: Person): Level[] {
-  return actor.level === 5 ? [1, 2, 3, 4, 5] : actor.level === 4 ? [1, 2, 3] : [];
-}
+const person = (user: UserFields): Person => ({ id: user._id, level: user.level, schoolName: user.schoolName });
 
-/** Levels the person can see in the list (a principal: below 5). */
-export function visibleLevels(actor: Person): Level[] {
-  return actor.level === 5 ? [1, 2, 3, 4, 5] : [1, 2, 3, 4];
-}
+/** Levels the person may give by create, edit or import. */
+export const assignableLevels = (actor: UserFields): Level[] => levelsGivenBy(person(actor));
 
-/** Edit, delete, permissions: never oneself, only lower levels, a principal only levels 1 to 3 of the own school. */
-export function canManage(actor: Person, target: Person): boolean {
-  if (actor._id === target._id || actor.level <= target.level) return false;
-  if (actor.level === 5) return true;
-  return actor.level === 4 && target.level <= 3 && target.schoolName === actor.schoolName;
-}
+/** Levels the person can see in the list. */
+export const visibleLevels = (actor: UserFields): Level[] => levelsSeenBy(person(actor));
+
+/** Edit, delete, permissions. */
+export const canManage = (actor: UserFields, target: UserFields): boolean => managesUser(person(actor), person(target));
