@@ -15,7 +15,9 @@ export function liveDocumentUpdates(documents: Pick<LiveDocuments, 'applySavedAn
   return {
     name: 'live documents',
     afterCommit: {
-      'step.saved': ({ formId, by, write, savedLive }) => apply(formId, by, write, savedLive),
+      // A restore's answers never went through the document, even when the restorer is editing it live
+      // (the usual case: History is opened from the step editor), so they are always applied to it.
+      'step.saved': ({ formId, by, write, savedLive, origin }) => apply(formId, by, write, origin ? false : savedLive),
       'plan.stepsFilled': ({ formId, by, steps }) => {
         for (const write of steps) apply(formId, by, write);
       },

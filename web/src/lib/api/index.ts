@@ -18,6 +18,7 @@ import {
   transferCandidatesSchema,
   type MergeStrategy,
 } from '@csp/shared/api/forms';
+import { historyResponseSchema, planVersionSchema, restoreResponseSchema, versionListSchema } from '@csp/shared/api/history';
 import { notificationListSchema, notificationSchema } from '@csp/shared/api/notifications';
 import { publicOverviewSchema } from '@csp/shared/api/public';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
@@ -99,7 +100,18 @@ export const api = {
   principals: (signal?: AbortSignal) => request('GET', '/api/forms/transfer-ownership', transferCandidatesSchema, undefined, signal),
   startPreview: (userId: string) => request('POST', '/api/auth/preview', successSchema.loose(), { userId }),
 
-  exportUrl: (id: string, kind: 'pdf' | 'docx') => `${plan(id)}/export/${kind}`,
+  /** One answer's changes (`questionId` with `stepKey`), one step's, or the plan's; newest first. */
+  history: (id: string, filter: { stepKey?: string; questionId?: string; page?: number; limit?: number }, signal?: AbortSignal) =>
+    request('GET', `${plan(id)}/history${query(filter)}`, historyResponseSchema, undefined, signal),
+  restoreRevision: (id: string, revisionId: string, to: 'after' | 'before') =>
+    request('POST', `${plan(id)}/history/${revisionId}/restore`, restoreResponseSchema, { to }),
+  versions: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/versions`, versionListSchema, undefined, signal),
+  version: (id: string, versionId: string, signal?: AbortSignal) => request('GET', `${plan(id)}/versions/${versionId}`, planVersionSchema, undefined, signal),
+  restoreVersionStep: (id: string, versionId: string, stepKey: string) =>
+    request('POST', `${plan(id)}/versions/${versionId}/restore`, restoreResponseSchema, { stepKey }),
+
+  /** The plan as it is now, or as one of its versions held it. */
+  exportUrl: (id: string, kind: 'pdf' | 'docx', version?: string) => `${plan(id)}/export/${kind}${query({ version })}`,
   yearFigures: (schoolYear: string, signal?: AbortSignal) =>
     request('GET', `/api/admin/reports/figures${query({ schoolYear })}`, yearFiguresSchema, undefined, signal),
 };
