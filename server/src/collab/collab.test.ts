@@ -20,7 +20,7 @@ import type { CollabServer } from './collabServer.ts';
 import { pause, waitFor } from '../testing/wait.ts';
 import { answersOfState, expectRefused, openLiveClient, rowsOf, sorted, tableRow, textOf, waitForConvergence, type LiveClient } from '../testing/collab.ts';
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../testing/demoNames.ts';
-import { autosave, createPlan, formIdOf, lockOf, readStep, shareWith, stepPath, stepRow, whoAmI } from '../testing/plans.ts';
+import { autosave, createPlan, formIdOf, lockOf, readStep, saveBody, shareWith, stepPath, stepRow, whoAmI } from '../testing/plans.ts';
 import { stepOf } from '../testing/bundledBank.ts';
 
 const STEP = 'attendancePlan';
@@ -488,6 +488,24 @@ describe('the record follows the merged document', () => {
     const me = await whoAmI(principal);
     expect((await stepRow(server, formId, STEP))!.updatedBy).toBe(me.id);
     expect((await lockOf(admin, formId, STEP))?.lockedBy.userId, 'the writer holds the step lock').toBe(me.id);
+  });
+
+  it('a save through the route by someone who is connected live reaches the document, and its next record keeps it', async () => {
+    const formId = await createPlan(admin, 'Saved beside live');
+    const a = await live(principal, formId, STEP, 'principal');
+    writeAnswers(a.doc, step, { att_barriers: 'Typed live.' });
+    await a.saved();
+    // The same person, through the route (an API client, a restore): not typed into the document.
+    const saved = await principal.put(stepPath(formId, STEP), saveBody({ att_barriers: 'Saved through the route.' }));
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    await waitFor('the document to take the save', () => textOf(a.doc, 'att_barriers').toString() === 'Saved through the route.');
+    // A later live edit elsewhere makes the document record again: the saved answer stays.
+    writeAnswers(a.doc, step, { att_strategy: 'Another answer.' });
+    await a.saved();
+    expect((await readStep(principal, formId, STEP)).stepData.data).toMatchObject({
+      att_barriers: 'Saved through the route.',
+      att_strategy: 'Another answer.',
+    });
   });
 
   it('a client back from a long absence never removes what a colleague typed meanwhile: every document and the record hold both', async () => {

@@ -63,7 +63,7 @@ export function createCollabServer(services: BaseServices): CollabServer {
     extensions,
   });
   const ws = webSocketAdapter(hocuspocus, logger);
-  const savedAnswers = new SavedAnswersApplier(hocuspocus, liveEditors, logger);
+  const savedAnswers = new SavedAnswersApplier(hocuspocus, logger);
 
   return {
     hocuspocus,

@@ -8,16 +8,14 @@ import type { LiveDocuments } from '../realtime/events.ts';
  * left alone: its document is seeded from the record when it is first opened.
  */
 export function liveDocumentUpdates(documents: Pick<LiveDocuments, 'applySavedAnswers'>): EventSubscriber {
-  const apply = (formId: string, by: Writer, write: WrittenAnswers, savedLive?: boolean) => {
+  const apply = (formId: string, by: Writer, write: WrittenAnswers, fromDocument?: boolean) => {
     if (!write.hasDocument) return;
-    documents.applySavedAnswers({ formId, step: write.step, answers: write.answers, completed: write.completed, savedBy: by.id, savedLive });
+    documents.applySavedAnswers({ formId, step: write.step, answers: write.answers, completed: write.completed, savedBy: by.id, fromDocument });
   };
   return {
     name: 'live documents',
     afterCommit: {
-      // A restore's answers never went through the document, even when the restorer is editing it live
-      // (the usual case: History is opened from the step editor), so they are always applied to it.
-      'step.saved': ({ formId, by, write, savedLive, origin }) => apply(formId, by, write, origin ? false : savedLive),
+      'step.saved': ({ formId, by, write, fromDocument }) => apply(formId, by, write, fromDocument),
       'plan.stepsFilled': ({ formId, by, steps }) => {
         for (const write of steps) apply(formId, by, write);
       },

@@ -3,7 +3,6 @@ import type * as Y from 'yjs';
 import { collabDocumentName, writeAnswers, writeCompleted } from '@csp/shared';
 import type { Logger } from '../logger.ts';
 import type { SavedAnswers } from '../realtime/events.ts';
-import type { LiveEditorsExtension } from './extensions/LiveEditorsExtension.ts';
 
 /**
  * A REST save by someone not editing live (a script, a stale tab) reaches the step's live
@@ -13,12 +12,10 @@ import type { LiveEditorsExtension } from './extensions/LiveEditorsExtension.ts'
 export class SavedAnswersApplier {
   private readonly pending = new Set<Promise<unknown>>();
   private readonly hocuspocus: Hocuspocus;
-  private readonly liveEditors: LiveEditorsExtension;
   private readonly logger: Logger;
 
-  constructor(hocuspocus: Hocuspocus, liveEditors: LiveEditorsExtension, logger: Logger) {
+  constructor(hocuspocus: Hocuspocus, logger: Logger) {
     this.hocuspocus = hocuspocus;
-    this.liveEditors = liveEditors;
     this.logger = logger;
   }
 
@@ -34,11 +31,13 @@ export class SavedAnswersApplier {
     await Promise.all(this.pending);
   }
 
-  private async write({ formId, step, answers, completed, savedBy, savedLive }: SavedAnswers) {
+  private async write({ formId, step, answers, completed, savedBy, fromDocument }: SavedAnswers) {
     const documentName = collabDocumentName(formId, step.key);
-    // A live saver's answers merged through the document already. Unknown (Redis down) applies:
-    // only the fields this save changed in the record are written, so nobody's text goes.
-    if (savedLive ?? (await this.liveEditors.isLive(documentName, savedBy))) return;
+    // Every other write is applied, whoever made it: the browser never saves a live step through
+    // the route, so a save by someone who is also connected live (an API client, a restore from
+    // History) is not in the document, and the document's next record would undo it. Only the
+    // fields the write changed in the record are written, so nobody else's text goes.
+    if (fromDocument) return;
     const write = (document: Y.Doc) => {
       writeAnswers(document, step, answers, 'rest-save');
       writeCompleted(document, completed, 'rest-save');

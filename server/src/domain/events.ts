@@ -81,7 +81,8 @@ export type PublishedEvent =
       formId: string;
       by: Writer;
       write: WrittenAnswers;
-      savedLive: boolean | undefined;
+      /** Read from the step's live document (its record): the document holds these answers already. */
+      fromDocument?: boolean | undefined;
       authors?: Record<string, string[]> | undefined;
       origin?: WriteOrigin | undefined;
     }

@@ -62,8 +62,8 @@ export interface SavedAnswers {
   answers: StepAnswers;
   completed: boolean;
   savedBy: string;
-  /** Whether the saver edits the step live, when the save already found out. */
-  savedLive?: boolean;
+  /** Read from the live document itself (its record): the document holds these answers already. */
+  fromDocument?: boolean | undefined;
 }
 
 /** After a REST save, the live documents of the step learn the saved answers. */

@@ -67,7 +67,7 @@ export async function recordStepDocument(services: BaseServices, record: StepDoc
     }
     const write = { ...writtenAnswers(step, dirty, completed, written), hasDocument: true };
     // The document already holds these answers: nothing is written back into it.
-    await services.events.publish({ type: 'step.saved', formId, by, write, savedLive: true, authors: record.authors });
+    await services.events.publish({ type: 'step.saved', formId, by, write, fromDocument: true, authors: record.authors });
     return written;
   }
   services.logger.warn({ formId, stepKey: step.key }, 'step record not written: too many writers at once; the next store tries again');

@@ -101,14 +101,12 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
   });
 
   let lockAcquired: StepLock | null = null;
-  // Known only when another holder's lock made the save ask; otherwise the live document asks.
-  let savedLive: boolean | undefined;
   if ('attempt' in claimed) {
     const { attempt } = claimed;
     if (!attempt.acquired) {
-      // A live co-editor's keystrokes already merged through the shared document: the lock does not apply.
-      savedLive = await services.liveDocuments.isLiveEditor(formId, step.key, actor.id);
-      if (!savedLive) throw locked('Step is locked', { lockedBy: attempt.lock.lockedBy, expiresAt: attempt.lock.expiresAt });
+      // A live co-editor of the step (a restore from History, an API call beside the open editor) shares it, as the document does.
+      if (!(await services.liveDocuments.isLiveEditor(formId, step.key, actor.id)))
+        throw locked('Step is locked', { lockedBy: attempt.lock.lockedBy, expiresAt: attempt.lock.expiresAt });
     } else if (!attempt.refreshed) {
       lockAcquired = attempt.lock;
       services.realtime.lockChanged(formId, 'acquired', attempt.lock);
@@ -169,7 +167,7 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
       rememberWrite(services, actor, current, writtenRow);
       // Answers changed after the principal attested: the plan is attested again before it is submitted.
       if (current.context.plan.attestation) await clearAttestation(db, formId);
-      announceStepWrite(services, formId, step, actor, dirty, completed, written, { savedLive, origin: save.origin });
+      announceStepWrite(services, formId, step, actor, dirty, completed, written, { origin: save.origin });
       return { ...result, completed, data: written.data, revisionCount: written.revisionCount, lastUpdated: written.lastUpdated };
     }
     // Another write, or a change of the caller's access, came first: read both again.

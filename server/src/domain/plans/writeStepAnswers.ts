@@ -69,14 +69,13 @@ export function announceStepWrite(
   dirty: StepAnswers,
   completed: boolean,
   written: WrittenStep,
-  { savedLive, origin }: { savedLive?: boolean | undefined; origin?: WriteOrigin | undefined } = {},
+  { origin }: { origin?: WriteOrigin | undefined } = {},
 ): void {
   void services.events.publish({
     type: 'step.saved',
     formId,
     by: { id: by.id, name: by.name },
     write: writtenAnswers(step, dirty, completed, written),
-    savedLive,
     origin,
   });
 }
