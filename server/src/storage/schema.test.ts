@@ -39,9 +39,11 @@ describe('schema constraints', () => {
       (await import('drizzle-orm')).sql`select table_name from information_schema.tables where table_schema = 'public' order by table_name`,
     );
     expect(tables.map((t) => t.table_name)).toEqual([
+      'answer_revisions',
       'audit_logs',
       'client_errors',
       'collab_documents',
+      'collab_updates',
       'comment_replies',
       'comments',
       'daily_mail_runs',
@@ -51,6 +53,7 @@ describe('schema constraints', () => {
       'notifications',
       'plan_shares',
       'plan_steps',
+      'plan_versions',
       'plans',
       'question_bank_versions',
       'school_year_settings',
