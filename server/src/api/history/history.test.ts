@@ -101,6 +101,17 @@ describe('answer history', () => {
     expect(JSON.stringify(mine.body)).toContain(formId);
   });
 
+  it('a burst that ends where it began leaves nothing', async () => {
+    const formId = await freshPlan('Undone');
+    expect((await save(principal, formId, 'A first try')).status).toBe(200);
+    await historyWhere(principal, formId, 'the first save', ([latest]) => latest?.after === 'A first try');
+    expect((await save(principal, formId, 'A first try, longer')).status).toBe(200);
+    await historyWhere(principal, formId, 'the burst extended', ([latest]) => latest?.after === 'A first try, longer');
+    // Emptied again within the burst: as blank as before it.
+    expect((await save(principal, formId, '')).status).toBe(200);
+    await historyWhere(principal, formId, 'the burst gone', (revisions) => revisions.length === 0);
+  });
+
   it('a save through the route, then two people typing one answer live: the live burst is one revision naming both', async () => {
     const formId = await freshPlan('LiveBurst');
     expect((await save(admin, formId, 'Alpha')).status).toBe(200);
