@@ -1,37 +1,18 @@
 import DataLoader from 'dataloader';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { isBlankAnswer, sameAnswer, type Answer } from '@csp/shared';
-import type { RevisionKind } from '@csp/shared/api/history';
 import type { Database } from '../../storage/database.ts';
 import { answerRevisions, auditLogs, planSteps, planVersions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import type { EventSubscriber } from '../../events/dispatcher.ts';
 import type { EventOf } from '../events.ts';
 import type { Logger } from '../../logger.ts';
+import { HistoryQueue, type AnswerChange, type StepWriteHistory } from './historyQueue.ts';
 
 /** A pause longer than this ends a person's burst on an answer: the next change starts a new revision. */
 export const BURST_PAUSE_MS = 5 * 60_000;
 /** A burst that goes on longer than this is cut, so a long day's writing still shows its stages. */
 export const BURST_LONGEST_MS = 30 * 60_000;
-
-/** One answer's change in one committed write. */
-export interface AnswerChange {
-  questionId: string;
-  before: Answer | null;
-  after: Answer | null;
-  authorIds: string[];
-}
-
-export interface StepWriteHistory {
-  formId: string;
-  stepKey: string;
-  /** The step revision the write made. */
-  stepRevision: number;
-  at: Date;
-  kind: RevisionKind;
-  restoredFromId: string | null;
-  changes: AnswerChange[];
-}
 
 const same = (a: unknown, b: unknown) => sameAnswer(a as Answer, b as Answer) || (isBlankAnswer(a as Answer) && isBlankAnswer(b as Answer));
 
@@ -266,17 +247,18 @@ async function extendBatch(db: Database, batch: readonly Extension[]): Promise<S
  * is logged.
  */
 export function answerHistory(db: Database, logger: Logger): EventSubscriber {
+  const queue = new HistoryQueue((write) => recordAnswerRevisions(db, write), logger);
   return {
     name: 'answer history',
     afterCommit: {
-      'step.saved': async ({ formId, by, write, authors, origin }: EventOf<'step.saved'>) => {
+      'step.saved': ({ formId, by, write, authors, origin }: EventOf<'step.saved'>) => {
         const changes = Object.entries(write.answers).map(([questionId, after]) => ({
           questionId,
           before: write.previous[questionId] ?? null,
           after: after ?? null,
           authorIds: authors?.[questionId]?.length ? authors[questionId] : by.id ? [by.id] : [],
         }));
-        await recordAnswerRevisions(db, {
+        queue.add({
           formId,
           stepKey: write.step.key,
           stepRevision: write.revisionCount,
@@ -284,7 +266,7 @@ export function answerHistory(db: Database, logger: Logger): EventSubscriber {
           kind: origin?.kind ?? 'edit',
           restoredFromId: origin?.kind === 'restore' ? origin.revisionId : null,
           changes,
-        }).catch((error: unknown) => logger.error({ err: error, formId, stepKey: write.step.key }, 'answer history not written'));
+        });
       },
     },
   };
