@@ -29,7 +29,8 @@ import { MailSender, type MailSenderOptions } from './mail/mailSender.ts';
 import { planNotifications } from './domain/notifications/planNotifications.ts';
 import { mailOutbox } from './domain/mail/mailOutbox.ts';
 import { planVersionsOnDecisions } from './domain/history/planVersions.ts';
-import { answerHistory } from './domain/history/answerRevisions.ts';
+import { answerHistory, recordAnswerRevisions } from './domain/history/answerRevisions.ts';
+import { HistoryQueue } from './domain/history/historyQueue.ts';
 
 export interface RunningServer {
   url: string;
@@ -39,6 +40,8 @@ export interface RunningServer {
   realtime: RealtimeGateway;
   /** This process's mail sender (a turn can be run at once). */
   mail: MailSender;
+  /** Answer history waiting to be written (written after the saves: `drain` waits for it). */
+  history: Pick<HistoryQueue, 'drain'>;
   httpServer: http.Server;
   stop(): Promise<void>;
 }
@@ -147,8 +150,9 @@ export async function startServer(
   events.subscribe(realtimeFanOut(gateway));
   events.subscribe(liveDocumentUpdates(collab));
   events.subscribe(accessRevalidation((scope) => gateway.accessChanged(scope)));
-  // Every committed step write joins its answers' history.
-  events.subscribe(answerHistory(storage.db, logger));
+  // Every committed step write joins its answers' history (queued: history waits, never the saves).
+  const history = new HistoryQueue((write) => recordAnswerRevisions(storage.db, write), logger);
+  events.subscribe(answerHistory(history));
   const services: Services = {
     ...base,
     realtime: gateway,
@@ -193,11 +197,13 @@ export async function startServer(
       await collab.close();
       await gateway.close();
       await closed;
+      // The last saves' history, before the database closes.
+      await history.drain();
       await kv.close();
       await storage.close();
     })());
 
-  return { url: `http://127.0.0.1:${port}`, port, services, realtime: gateway, mail, httpServer, stop };
+  return { url: `http://127.0.0.1:${port}`, port, services, realtime: gateway, mail, history, httpServer, stop };
 }
 
 /** The configured OpenID issuer, or (outside production) the bundled development provider. */

@@ -36,6 +36,8 @@ afterAll(() => server?.stop());
 
 /** Everything a plan-route request could change. */
 async function snapshot() {
+  // Earlier saves' history (and its audit records) is written after them: wait for it first.
+  await server.history.drain();
   const db = server.services.storage.db;
   const [planRows, stepRows, commentRows, shareRows, audit, notificationRows, years, locks, editors] = await Promise.all([
     db.select().from(plans).orderBy(asc(plans.id)),

@@ -6,7 +6,6 @@ import { answerRevisions, auditLogs, planSteps, planVersions, users } from '../.
 import { newId } from '../../storage/ids.ts';
 import type { EventSubscriber } from '../../events/dispatcher.ts';
 import type { EventOf } from '../events.ts';
-import type { Logger } from '../../logger.ts';
 import { HistoryQueue, type AnswerChange, type StepWriteHistory } from './historyQueue.ts';
 
 /** A pause longer than this ends a person's burst on an answer: the next change starts a new revision. */
@@ -246,8 +245,7 @@ async function extendBatch(db: Database, batch: readonly Extension[]): Promise<S
  * After the commit: the answers stand whether or not their history could be written, and a failure
  * is logged.
  */
-export function answerHistory(db: Database, logger: Logger): EventSubscriber {
-  const queue = new HistoryQueue((write) => recordAnswerRevisions(db, write), logger);
+export function answerHistory(queue: HistoryQueue): EventSubscriber {
   return {
     name: 'answer history',
     afterCommit: {

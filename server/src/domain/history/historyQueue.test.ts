@@ -59,5 +59,13 @@ describe('the history queue', () => {
     await settle();
     expect(started[5]).toMatchObject({ stepRevision: 8, kind: 'restore', changes: [{ questionId: 'q1', before: 'AB', after: 'A' }] });
     expect(started).toHaveLength(6);
+    // Drain waits for what is in flight.
+    let drained = false;
+    const draining = queue.drain().then(() => (drained = true));
+    await settle();
+    expect(drained).toBe(false);
+    for (const done of finish.splice(0)) done();
+    await draining;
+    expect(drained).toBe(true);
   });
 });

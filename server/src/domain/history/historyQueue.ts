@@ -53,6 +53,13 @@ export class HistoryQueue {
     this.pump();
   }
 
+  /** Resolves once nothing waits or is in flight (a stopping server writes what it holds first). */
+  async drain(): Promise<void> {
+    while (this.running > 0 || this.waiting.size > 0) await new Promise<void>((resolve) => this.idle.push(resolve));
+  }
+
+  private readonly idle: (() => void)[] = [];
+
   private pump(): void {
     while (this.running < MOST_AT_ONCE && this.waiting.size > 0) {
       const [key, write] = this.waiting.entries().next().value!;
@@ -63,6 +70,7 @@ export class HistoryQueue {
         .finally(() => {
           this.running--;
           this.pump();
+          if (this.running === 0 && this.waiting.size === 0) for (const resolve of this.idle.splice(0)) resolve();
         });
     }
   }
