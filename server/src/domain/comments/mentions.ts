@@ -75,5 +75,6 @@ export async function mentionedPeople(db: Database, context: PlanContext, ids: s
   const readers = await readersAmong(db, context, found, stepKey);
   const refused = unique.filter((id) => !readers.some((reader) => reader.id === id));
   if (refused.length) throw invalidInput('Only people who can read this part of the plan can be mentioned', { details: { userIds: refused } });
-  return readers;
+  // In the order they were mentioned (the database returns them in any order).
+  return unique.map((id) => readers.find((reader) => reader.id === id)!);
 }
