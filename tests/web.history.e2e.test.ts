@@ -86,6 +86,8 @@ describe('history and versions in a real browser', () => {
     await button.click();
     const dialog = page.getByRole('dialog', { name: `History of ${REASONS.number}: ${REASONS.title}` });
     const entries = dialog.getByRole('list', { name: 'Changes, newest first' }).getByRole('listitem');
+    // The panel loads its list after it opens.
+    await entries.nth(1).waitFor();
     await expect(entries.count()).resolves.toBe(2);
     const newest = entries.first();
     await newest.getByText('Elena Rodriguez', { exact: true }).waitFor();
