@@ -1,4 +1,5 @@
-import DataLoader from 'dataloader';
+import type DataLoader from 'dataloader';
+import { windowBatcher } from '../../batching.ts';
 import { and, desc, eq, inArray, sql } from 'drizzle-orm';
 import { isBlankAnswer, sameAnswer, type Answer } from '@csp/shared';
 import type { Database } from '../../storage/database.ts';
@@ -161,15 +162,7 @@ const EXTEND_WINDOW_MS = 20;
 /** The writes recorded within one batch window share the statement. */
 function extenderOf(db: Database): DataLoader<Extension, Set<string>> {
   let extender = extenders.get(db);
-  if (!extender)
-    extenders.set(
-      db,
-      (extender = new DataLoader((batch) => extendBatch(db, batch), {
-        cache: false,
-        maxBatchSize: 500,
-        batchScheduleFn: (send) => setTimeout(send, EXTEND_WINDOW_MS),
-      })),
-    );
+  if (!extender) extenders.set(db, (extender = windowBatcher((batch: readonly Extension[]) => extendBatch(db, batch), 500, EXTEND_WINDOW_MS)));
   return extender;
 }
 
