@@ -115,9 +115,10 @@ export class PersistenceExtension implements Extension {
     const { formId } = parseCollabDocumentName(documentName)!;
     const stateVector = await this.storeState(documentName, formId, document);
     this.stored.set(document, stateVector);
-    document.broadcastStateless(storedMessage(stateVector));
     const step = this.steps.get(document);
     if (step) await this.record(documentName, formId, step, document);
+    // Told after the record: a person who sees "Saved" finds it in exports and history too.
+    document.broadcastStateless(storedMessage(stateVector));
   }
 
   /**
