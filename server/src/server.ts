@@ -6,7 +6,7 @@ import { createLogger, type Logger } from './logger.ts';
 import { openStorage, type Storage } from './storage/database.ts';
 import { openKeyValueStore, type KeyValueStore } from './kv/index.ts';
 import { createHttpApp, type Identity } from './http/app.ts';
-import { applySecurityHeaders, refuseUpgrade, securityHeaders } from './http/securityHeaders.ts';
+import { applySecurityHeaders, pathOf, refuseUpgrade, securityHeaders } from './http/securityHeaders.ts';
 import { shellScriptHashes } from './http/static.ts';
 import { RateLimits } from './http/rateLimits.ts';
 import { OidcClient } from './auth/oidcClient.ts';
@@ -47,7 +47,6 @@ export interface RunningServer {
 }
 
 type UpgradeListener = (request: http.IncomingMessage, socket: Duplex, head: Buffer) => void;
-const pathOf = (request: http.IncomingMessage) => (request.url ?? '/').split('?')[0]!;
 
 const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** How long a start waits for Redis to connect before serving without it (it keeps retrying). */

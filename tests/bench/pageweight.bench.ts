@@ -28,6 +28,8 @@ interface Weight {
   httpKiB: number;
   webSocketKiB: number;
   totalKiB: number;
+  /** The heaviest responses on the wire, to see where the weight is. */
+  heaviest: { url: string; kib: number }[];
 }
 
 /** Chromium's network log of one page, from now until `finish`. */
@@ -39,13 +41,21 @@ async function watchNetwork(context: BrowserContext, page: Page): Promise<{ fini
   let notModified = 0;
   let httpBytes = 0;
   let webSocketBytes = 0;
-  cdp.on('Network.requestWillBeSent', (event) => requests.add(event.requestId));
+  const urls = new Map<string, string>();
+  const bytesOf = new Map<string, number>();
+  cdp.on('Network.requestWillBeSent', (event) => {
+    requests.add(event.requestId);
+    urls.set(event.requestId, new URL(event.request.url).pathname);
+  });
   cdp.on('Network.requestServedFromCache', (event) => cached.add(event.requestId));
   cdp.on('Network.responseReceived', (event) => {
     if (event.response.fromDiskCache || event.response.fromPrefetchCache) cached.add(event.requestId);
     if (event.response.status === 304) notModified++;
   });
-  cdp.on('Network.loadingFinished', (event) => (httpBytes += event.encodedDataLength));
+  cdp.on('Network.loadingFinished', (event) => {
+    httpBytes += event.encodedDataLength;
+    bytesOf.set(event.requestId, event.encodedDataLength);
+  });
   const frameBytes = (event: { response: { opcode: number; payloadData: string } }) =>
     (webSocketBytes += event.response.opcode === 1 ? Buffer.byteLength(event.response.payloadData) : Buffer.from(event.response.payloadData, 'base64').length);
   cdp.on('Network.webSocketFrameReceived', frameBytes);
@@ -61,6 +71,10 @@ async function watchNetwork(context: BrowserContext, page: Page): Promise<{ fini
         httpKiB: kib(httpBytes),
         webSocketKiB: kib(webSocketBytes),
         totalKiB: kib(httpBytes + webSocketBytes),
+        heaviest: [...bytesOf]
+          .sort((a, b) => b[1] - a[1])
+          .slice(0, 12)
+          .map(([id, bytes]) => ({ url: urls.get(id) ?? id, kib: kib(bytes) })),
       };
     },
   };

@@ -2,6 +2,7 @@ import Koa, { type Middleware } from 'koa';
 import compose from 'koa-compose';
 import compress from 'koa-compress';
 import conditionalGet from 'koa-conditional-get';
+import etag from '@koa/etag';
 import Router from '@koa/router';
 import { HttpMethodEnum, koaBody } from 'koa-body';
 import type { Services } from '../services.ts';
@@ -83,8 +84,10 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
   // JSON, CSV and the server's own pages compressed on the fly as the client accepts (a static file's
   // build-time copy is already encoded, so left alone). The WebSocket paths never pass through Koa.
   app.use(compress({ threshold: COMPRESS_THRESHOLD }));
-  // A GET whose validator (Last-Modified or ETag) still holds is answered 304 with no body.
+  // A GET whose validator (Last-Modified or ETag) still holds is answered 304 with no body; every
+  // answer with a body gets an ETag (a file's from its size and time, JSON from its bytes).
   app.use(conditionalGet());
+  app.use(etag());
   app.use(errorEnvelope(services.logger));
 
   if (identity.devProvider) {
@@ -115,6 +118,10 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
   app.use(async (ctx, next) => {
     if (ctx.path !== '/api' && !ctx.path.startsWith('/api/')) return next();
     await apiStack(ctx, async () => {});
+    // The API's reads are private and asked again each time; their ETag makes an unchanged one a
+    // 304 with no body (a reload of a step editor no longer downloads the question bank again).
+    if ((ctx.method === 'GET' || ctx.method === 'HEAD') && ctx.status === 200 && !ctx.response.get('Cache-Control'))
+      ctx.set('Cache-Control', 'private, no-cache');
     if ((ctx.status === 405 || ctx.status === 501) && ctx.body == null) {
       // A method no route of this path takes (also one no route takes at all, such as PROPFIND): 405 with Allow.
       if (!ctx.response.get('Allow')) throw notFound(`No route for ${ctx.method} ${ctx.path}`);

@@ -12,7 +12,8 @@ import { brotliDecompressSync, gunzipSync } from 'node:zlib';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../testing/testServer.ts';
 import { signIn } from '../testing/signIn.ts';
-import { formIdOf } from '../testing/plans.ts';
+import { formIdOf, readStep, saveBody, stepPath } from '../testing/plans.ts';
+import { questionsOfType, validAnswer } from '../testing/bundledBank.ts';
 import type { HttpClient } from '../testing/httpClient.ts';
 import { securityHeaders } from './securityHeaders.ts';
 
@@ -68,8 +69,8 @@ const directives = (answer: RawAnswer) =>
       .map(([name, ...values]) => [name!, values]),
   );
 
-/** The headers every answer carries, whatever made it. */
-function expectSecurityHeaders(answer: RawAnswer, what: string) {
+/** The headers of a page (the shell, a deep link, the API reference, the development sign-in). */
+function expectPageHeaders(answer: RawAnswer, what: string) {
   const policy = directives(answer);
   expect(policy.get('default-src'), what).toEqual(["'self'"]);
   expect(policy.get('script-src')?.[0], what).toBe("'self'");
@@ -82,12 +83,32 @@ function expectSecurityHeaders(answer: RawAnswer, what: string) {
   const sockets = `ws://${new URL(server.url).host}`;
   expect(policy.get('connect-src'), what).toEqual(["'self'", `${sockets}/collab`, `${sockets}/realtime/`]);
   expect(policy.has('upgrade-insecure-requests'), what).toBe(false);
-  expect(answer.headers['x-content-type-options'], what).toBe('nosniff');
-  expect(answer.headers['x-frame-options'], what).toBe('DENY');
-  expect(answer.headers['referrer-policy'], what).toBe('same-origin');
   expect(answer.headers['cross-origin-opener-policy'], what).toBe('same-origin');
   expect(answer.headers['permissions-policy'], what).toMatch(/(^|, )camera=\(\)/);
   expect(answer.headers['permissions-policy'], what).toMatch(/(^|, )geolocation=\(\)/);
+  expectEveryAnswersHeaders(answer, what);
+}
+
+/**
+ * The headers of a resource a page loads (a script, API JSON, a download, an error, Socket.IO): it
+ * may run and load nothing if opened as a page, nobody may frame it, and the page-only headers are
+ * left off (they would weigh about a kilobyte on each of a page's requests).
+ */
+function expectResourceHeaders(answer: RawAnswer, what: string) {
+  const policy = directives(answer);
+  expect(policy.get('default-src'), what).toEqual(["'none'"]);
+  expect(policy.get('frame-ancestors'), what).toEqual(["'none'"]);
+  expect(policy.size, what).toBe(2);
+  expect(answer.headers['permissions-policy'], what).toBeUndefined();
+  expect(answer.headers['cross-origin-opener-policy'], what).toBeUndefined();
+  expect(answer.headers['cross-origin-resource-policy'], what).toBe('same-origin');
+  expectEveryAnswersHeaders(answer, what);
+}
+
+function expectEveryAnswersHeaders(answer: RawAnswer, what: string) {
+  expect(answer.headers['x-content-type-options'], what).toBe('nosniff');
+  expect(answer.headers['x-frame-options'], what).toBe('DENY');
+  expect(answer.headers['referrer-policy'], what).toBe('same-origin');
   // Served over http here: no HSTS (a browser would ignore it, and a local run must not pin https).
   expect(answer.headers['strict-transport-security'], what).toBeUndefined();
 }
@@ -113,7 +134,7 @@ describe('the web app’s files', () => {
       expect(answer.body.toString('utf8'), path).toBe(shellHtml);
       expect(answer.headers['cache-control'], path).toBe('no-cache');
       expect(answer.headers['last-modified'], path).toBeDefined();
-      expectSecurityHeaders(answer, path);
+      expectPageHeaders(answer, path);
       // Each inline script runs because its hash is listed, and only those: any other inline script is refused.
       const hashes = directives(answer)
         .get('script-src')!
@@ -130,7 +151,7 @@ describe('the web app’s files', () => {
       const again = await raw('GET', path, { 'if-modified-since': validator, 'accept-encoding': 'br' });
       expect(again.status, path).toBe(304);
       expect(again.body.length, path).toBe(0);
-      expectSecurityHeaders(again, `${path} (304)`);
+      expectPageHeaders(again, `${path} (304)`);
     }
     // An older copy is sent the file again.
     const older = new Date(Date.parse(validator) - 60_000).toUTCString();
@@ -145,12 +166,12 @@ describe('the web app’s files', () => {
       expect(answer.status, path).toBe(200);
       expect(answer.headers['content-type'], path).toMatch(path.endsWith('.css') ? /^text\/css/ : /javascript/);
       expect(answer.headers['cache-control'], path).toBe('public, max-age=31536000, immutable');
-      expectSecurityHeaders(answer, path);
+      expectResourceHeaders(answer, path);
     }
     const missing = await raw('GET', '/_app/immutable/chunks/no-such-file.js');
     expect(missing.status).toBe(404);
     expect(missing.headers['content-type']).toMatch(/^application\/json/);
-    expectSecurityHeaders(missing, 'a missing asset');
+    expectResourceHeaders(missing, 'a missing asset');
   });
 
   it('sends the build’s brotli or gzip copy as Accept-Encoding asks, with Vary, and the plain file otherwise', async () => {
@@ -184,7 +205,7 @@ describe('the API', () => {
     expect(document.headers['content-encoding']).toBe('br');
     expect(document.headers.vary).toMatch(/accept-encoding/i);
     expect(JSON.parse(brotliDecompressSync(document.body).toString('utf8')).openapi).toMatch(/^3\.1/);
-    expectSecurityHeaders(document, 'API JSON');
+    expectResourceHeaders(document, 'API JSON');
 
     const gzip = await raw('GET', '/api/openapi.json', { 'accept-encoding': 'gzip' });
     expect(gzip.headers['content-encoding']).toBe('gzip');
@@ -195,7 +216,32 @@ describe('the API', () => {
     expect(health.body.length).toBeLessThan(1024);
     expect(health.headers['content-encoding']).toBeUndefined();
     expect(JSON.parse(health.body.toString('utf8')).status).toBe('ok');
-    expectSecurityHeaders(health, 'small API JSON');
+    expectResourceHeaders(health, 'small API JSON');
+  });
+
+  it('revalidates the API’s reads: private, no-cache, an ETag; unchanged is a 304 with no body, changed a 200 with a new ETag', async () => {
+    const cookie = principal.cookieHeader();
+    const path = `/api/forms/${formId}/step/2`;
+    const first = await raw('GET', path, { cookie });
+    expect(first.status).toBe(200);
+    expect(first.headers['cache-control']).toBe('private, no-cache');
+    const etag = first.headers.etag!;
+    expect(etag).toMatch(/^(W\/)?"[^"]+"$/);
+    const again = await raw('GET', path, { cookie, 'if-none-match': etag });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+    expectResourceHeaders(again, 'API 304');
+    const [textQuestion] = questionsOfType(2, 'textarea');
+    const { revisionCount } = await readStep(principal, formId, 2);
+    const saved = await principal.put(
+      stepPath(formId, 2),
+      saveBody({ [textQuestion!.id]: `${String(validAnswer(textQuestion!))} (revalidated)` }, { revisionCount }),
+    );
+    expect(saved.status, JSON.stringify(saved.body)).toBe(200);
+    const changed = await raw('GET', path, { cookie, 'if-none-match': etag });
+    expect(changed.status).toBe(200);
+    expect(changed.headers.etag).not.toBe(etag);
+    expect(changed.body.toString('utf8')).toContain('(revalidated)');
   });
 
   it('puts the headers on errors: 401, 404, 405', async () => {
@@ -207,7 +253,7 @@ describe('the API', () => {
       const answer = await raw(method, path, { origin: server.url });
       expect(answer.status, path).toBe(status);
       expect(JSON.parse(answer.body.toString('utf8')).error, path).toBeTruthy();
-      expectSecurityHeaders(answer, `${method} ${path}`);
+      expectResourceHeaders(answer, `${method} ${path}`);
     }
   });
 
@@ -220,7 +266,7 @@ describe('the API', () => {
       // Already compressed formats go out as they are.
       expect(answer.headers['content-encoding'], format).toBeUndefined();
       expect(answer.body.subarray(0, 4).toString('latin1'), format).toBe(format === 'pdf' ? '%PDF' : 'PK\u0003\u0004');
-      expectSecurityHeaders(answer, `${format} download`);
+      expectResourceHeaders(answer, `${format} download`);
     }
   });
 
@@ -231,7 +277,7 @@ describe('the API', () => {
     const page = brotliDecompressSync(answer.body).toString('utf8');
     expect(page).not.toMatch(/<script/i);
     expect(directives(answer).get('style-src')).toEqual(["'self'", "'unsafe-inline'"]);
-    expectSecurityHeaders(answer, 'API reference');
+    expectPageHeaders(answer, 'API reference');
   });
 });
 
@@ -246,7 +292,7 @@ describe('HEAD', () => {
       expect(head.headers['content-type'], path).toBe(get.headers['content-type']);
       expect(head.headers['cache-control'], path).toBe(get.headers['cache-control']);
       expect(head.body.length, path).toBe(0);
-      expectSecurityHeaders(head, `HEAD ${path}`);
+      (path === '/' || path === '/api/docs' || path.startsWith('/plans/') ? expectPageHeaders : expectResourceHeaders)(head, `HEAD ${path}`);
     }
     // A private route is as private by HEAD as by GET.
     expect((await raw('HEAD', '/api/users')).status).toBe(401);
@@ -260,11 +306,11 @@ describe('answers made outside Koa', () => {
     const unknown = await upgrade('/somewhere-else', own);
     expect(unknown.status).toBe(404);
     expect(JSON.parse(unknown.body.toString('utf8')).error).toMatch(/No WebSocket/);
-    expectSecurityHeaders(unknown, 'upgrade to an unknown path');
+    expectResourceHeaders(unknown, 'upgrade to an unknown path');
     for (const path of ['/collab', '/realtime/?EIO=4&transport=websocket']) {
       const foreign = await upgrade(path, 'https://evil.example.com');
       expect(foreign.status, path).toBe(403);
-      expectSecurityHeaders(foreign, `cross-site upgrade to ${path}`);
+      expectResourceHeaders(foreign, `cross-site upgrade to ${path}`);
       // The same upgrade from the app's own origin is taken.
       expect((await upgrade(path, own)).status, path).toBe(101);
     }
@@ -273,23 +319,23 @@ describe('answers made outside Koa', () => {
   it('puts the headers on Socket.IO’s own HTTP answers', async () => {
     const handshake = await raw('GET', '/realtime/?EIO=4&transport=polling', { origin: new URL(server.url).origin });
     expect(handshake.status).toBe(200);
-    expectSecurityHeaders(handshake, 'Socket.IO handshake');
+    expectResourceHeaders(handshake, 'Socket.IO handshake');
     const refused = await raw('GET', '/realtime/?EIO=4&transport=polling', { origin: 'https://evil.example.com' });
     expect(refused.status).toBe(403);
-    expectSecurityHeaders(refused, 'Socket.IO refusal');
+    expectResourceHeaders(refused, 'Socket.IO refusal');
   });
 
   it('serves the development sign-in page under the policy, its form posting to this origin', async () => {
     const start = await raw('GET', '/api/auth/signin?callbackUrl=/plans');
     expect(start.status).toBe(302);
-    expectSecurityHeaders(start, 'sign-in redirect');
+    expectResourceHeaders(start, 'sign-in redirect');
     const authorize = await raw('GET', start.headers.location!);
     expect(authorize.status).toBe(303);
-    expectSecurityHeaders(authorize, 'identity provider redirect');
+    expectPageHeaders(authorize, 'identity provider redirect');
     const cookie = (authorize.headers['set-cookie'] ?? []).map((line) => line.split(';')[0]).join('; ');
     const page = await raw('GET', authorize.headers.location!, { cookie });
     expect(page.status).toBe(200);
-    expectSecurityHeaders(page, 'development sign-in page');
+    expectPageHeaders(page, 'development sign-in page');
     const action = /<form method="post" action="([^"]+)"/.exec(page.body.toString('utf8'))![1]!;
     expect(action).toMatch(/^\/dev-idp\/interaction\/[\w-]+\/login$/);
   });
