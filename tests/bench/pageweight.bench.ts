@@ -73,7 +73,7 @@ async function watchNetwork(context: BrowserContext, page: Page): Promise<{ fini
         totalKiB: kib(httpBytes + webSocketBytes),
         heaviest: [...bytesOf]
           .sort((a, b) => b[1] - a[1])
-          .slice(0, 12)
+          .slice(0, 60)
           .map(([id, bytes]) => ({ url: urls.get(id) ?? id, kib: kib(bytes) })),
       };
     },
