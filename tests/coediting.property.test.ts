@@ -25,7 +25,7 @@ import { signInAll, sessionToken } from '../server/src/testing/signIn.ts';
 import { openLiveClient, rowsOf, waitForConvergence, type LiveClient } from '../server/src/testing/collab.ts';
 import { PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
 import { createPlan, readStep } from '../server/src/testing/plans.ts';
-import { Random, seedFromEnv } from './support/random.ts';
+import { Random, seedFromEnv } from '../server/src/testing/random.ts';
 import { pause, waitFor } from '../server/src/testing/wait.ts';
 
 const STEP = 'attendancePlan';

@@ -25,7 +25,7 @@ import { answersOfState, openLiveClient, rowsOf, sorted, tableRow, textOf, waitF
 import { HARBOR, PRINCIPAL_HARBOR, SUPERADMIN } from '../server/src/testing/demoNames.ts';
 import { formIdOf, readStep, shareWith, stepPath, whoAmI } from '../server/src/testing/plans.ts';
 import { stepOf } from '../server/src/testing/bundledBank.ts';
-import { Random, seedFromEnv } from './support/random.ts';
+import { Random, seedFromEnv } from '../server/src/testing/random.ts';
 import { pause, waitFor } from '../server/src/testing/wait.ts';
 
 const STEP = 'attendancePlan';

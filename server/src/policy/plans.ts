@@ -20,6 +20,9 @@ export interface PlanAccess {
   superAdmin: boolean;
 }
 
+/** Reads every plan of the actor's own school: its principals (who also edit them) and coordinators. */
+const readsWholeSchool = (actor: Actor) => actor.level === LEVEL.principal || actor.level === LEVEL.coordinator;
+
 /**
  * What the actor is to this plan, from which every plan ability below is answered
  * (docs/access-rules.md). `share` is the actor's row in plan_shares for this plan, if any.
@@ -34,7 +37,7 @@ export function planAccess(actor: Actor, plan: Plan, share: Share): PlanAccess {
 
   // Level 3 gets nothing from the school name alone: only shares and e-mail shares.
   const fullEdit = superAdmin || owner || principal || emailShared;
-  const fullRead = fullEdit || (actor.level === LEVEL.coordinator && sameSchool);
+  const fullRead = fullEdit || (readsWholeSchool(actor) && sameSchool);
   const edit = fullEdit || share?.permission === 'edit';
   return {
     read: fullRead || share !== null,
@@ -109,10 +112,11 @@ export const planRules = {
 
 /**
  * The plans a user may list, as a rule lists turn into SQL: every plan for a Super Admin (`all`),
- * else the actor's own (owned, principal of, assigned, shared, e-mail shared) and, for a
- * principal, every plan of the school.
+ * else the actor's own (owned, principal of, assigned, shared, e-mail shared) and, for those who
+ * read the whole school (principals, coordinators), every plan of the school: what `planAccess` lets
+ * them read, no more and no less.
  */
 export function visiblePlansOf(actor: Actor): { all: true } | { all: false; schoolName: string | null } {
   if (actor.level === LEVEL.superAdmin) return { all: true };
-  return { all: false, schoolName: actor.level === LEVEL.principal ? actor.schoolName : null };
+  return { all: false, schoolName: readsWholeSchool(actor) ? actor.schoolName : null };
 }

@@ -165,19 +165,19 @@ const MATRIX: [Route, ...number[]][] = [
 type Listed = 'plan' | 'riversideShared' | 'harborPrevious' | 'harborCurrent' | 'riversidePrevious' | 'riversideCurrent';
 
 /**
- * What GET /api/forms lists: level 5 all; level 4 its own school plus what it is assigned or shared
- * (`riversideShared` is a Riverside plan shared with Harbor's principal); lower levels only what they
- * own, are assigned or are shared. Level 2 reads same-school plans but does not list them.
+ * What GET /api/forms lists: level 5 all; levels 4 and 2 their own school plus what they are
+ * assigned or shared (`riversideShared` is a Riverside plan shared with Harbor's principal); levels 3
+ * and 1 only what they own, are assigned or are shared: what each may read (listScope.test.ts).
  */
 // prettier-ignore
 const LISTED: Record<Exclude<Caller, 'none'>, Listed[]> = {
   H1: [],
-  H2: [],
+  H2: ['plan', 'harborPrevious', 'harborCurrent'],
   H3: [],
   H4: ['plan', 'riversideShared', 'harborPrevious', 'harborCurrent'],
   L5: ['plan', 'riversideShared', 'harborPrevious', 'harborCurrent', 'riversidePrevious', 'riversideCurrent'],
   R1: [],
-  R2: [],
+  R2: ['riversideShared', 'riversidePrevious', 'riversideCurrent'],
   R3: [],
   R4: ['riversideShared', 'riversidePrevious', 'riversideCurrent'],
   owner: ['plan'],
