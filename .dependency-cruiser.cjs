@@ -14,6 +14,29 @@ module.exports = {
       to: { path: [layer('api'), layer('http'), layer('presenters')] },
     },
     {
+      name: 'domain-reaches-no-delivery',
+      comment:
+        'Domain functions take DomainServices and record events; delivery (realtime, live documents), HTTP (rate limits) and the process wiring (services.ts) subscribe or call in from above.',
+      severity: 'error',
+      from: { path: layer('domain') },
+      to: { path: ['^server/src/services\\.ts$', layer('realtime'), layer('collab')] },
+    },
+    {
+      name: 'domain-below-sessions',
+      comment: 'Sessions and the gate are the entry points’ (types aside); the one exception, ending sessions, waits for its event subscriber.',
+      severity: 'error',
+      from: { path: layer('domain') },
+      to: { path: layer('auth'), pathNot: '^server/src/auth/sessions\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'access-decided-at-entry',
+      comment:
+        'Only entry points authorize (policy/authorize.ts); a domain function names the Authorized context or Checks it needs (types only) and is handed them.',
+      severity: 'error',
+      from: { path: layer('domain') },
+      to: { path: '^server/src/policy/authorize\\.ts$', dependencyTypesNot: ['type-only'] },
+    },
+    {
       name: 'routes-through-domain',
       comment: 'Routes parse, authorize, call a domain function and present; the database is the domain’s.',
       severity: 'error',

@@ -1,11 +1,11 @@
 import type { RateLimits } from './http/rateLimits.ts';
 import type { SessionCache } from './auth/sessionCache.ts';
-import type { DomainServices } from './domain/domainServices.ts';
+import type { BaseDomainServices, DomainServices } from './domain/domainServices.ts';
 import type { LiveDocuments, RealtimeEvents } from './realtime/events.ts';
-import type { CollaborationHealth, RealtimeHealth } from '@csp/shared/api/health';
+import type { LiveServers } from './domain/system/liveServerHealth.ts';
 
 /** The process-level parts every route, the realtime gateway and the collaboration server may use; built once by `startServer`. */
-export interface BaseServices extends Omit<DomainServices, 'liveEditing'> {
+export interface BaseServices extends BaseDomainServices {
   rateLimits: RateLimits;
   sessionCache: SessionCache;
 }
@@ -15,8 +15,5 @@ export interface Services extends BaseServices, DomainServices {
   realtime: RealtimeEvents;
   liveDocuments: LiveDocuments;
   /** What this process's realtime gateway and collaboration server report (the System page). */
-  liveServers: {
-    realtime(): RealtimeHealth;
-    collaboration(): Omit<CollaborationHealth, 'status'>;
-  };
+  liveServers: LiveServers;
 }

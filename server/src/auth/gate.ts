@@ -4,7 +4,7 @@ import { forbidden, unauthenticated } from '../errors.ts';
 import { SESSION_COOKIE, validateSessionToken } from './sessions.ts';
 import type { Auth } from './auth.ts';
 import type { Caller } from '../domain/audit/recordAudit.ts';
-import { authorize } from '../policy/index.ts';
+import { authorize, authorizeCaller, type Authorized } from '../policy/authorize.ts';
 
 declare module 'koa' {
   interface DefaultState {
@@ -80,6 +80,9 @@ export function authOf(ctx: Context): Auth {
 
 /** Who is asking, for writes that are audited: the session and the client's address. */
 export const callerOf = (ctx: Context): Caller => ({ auth: authOf(ctx), ip: ctx.ip });
+
+/** The caller of a district route (behind `superAdminOnly`), as the district's domain functions require it. */
+export const districtCallerOf = (ctx: Context): Authorized<Caller, 'administerDistrict'> => authorizeCaller(callerOf(ctx), ['administerDistrict']);
 
 /** Route guard for the district's own routes, declared once on each: Super Admins only. */
 export const superAdminOnly: Middleware = async (ctx, next) => {

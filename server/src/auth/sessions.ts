@@ -96,7 +96,7 @@ async function deniedAmong({ kv, logger }: BaseServices, sessionIds: string[]): 
   }
 }
 
-async function deny({ kv, logger }: BaseServices, entries: { id: string; expiresAt: Date }[]): Promise<void> {
+async function deny({ kv, logger }: Pick<BaseServices, 'kv' | 'logger'>, entries: { id: string; expiresAt: Date }[]): Promise<void> {
   await Promise.all(
     entries.map(({ id, expiresAt }) =>
       kv.set(denyKey(id), '1', Math.max(1000, expiresAt.getTime() - Date.now())).catch((error: unknown) => {
@@ -112,7 +112,7 @@ export async function invalidateSession(services: BaseServices, sessionId: strin
 }
 
 /** Ends every session of these users (deactivated, deleted). */
-export async function invalidateUserSessions(services: BaseServices, userIds: string[]): Promise<void> {
+export async function invalidateUserSessions(services: Pick<BaseServices, 'storage' | 'kv' | 'logger'>, userIds: string[]): Promise<void> {
   if (userIds.length === 0) return;
   const removed = await services.storage.db
     .delete(sessions)

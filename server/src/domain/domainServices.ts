@@ -28,3 +28,6 @@ export interface DomainServices {
   events: DomainEvents;
   liveEditing: LiveEditing;
 }
+
+/** All but `liveEditing`: what the collaboration server, which is the live editing, is given. */
+export type BaseDomainServices = Omit<DomainServices, 'liveEditing'>;

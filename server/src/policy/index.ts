@@ -1,4 +1,3 @@
-import { forbidden } from '../errors.ts';
 import { districtRules } from './district.ts';
 import { planRules } from './plans.ts';
 import type { Actor, Rule } from './rule.ts';
@@ -12,19 +11,38 @@ import { userRules } from './users.ts';
 const rules = { ...districtRules, ...planRules, ...userRules };
 
 export type Ability = keyof typeof rules;
-type SubjectOf<A extends Ability> = (typeof rules)[A] extends Rule<infer Subject> ? Subject : never;
+export type SubjectOf<A extends Ability> = (typeof rules)[A] extends Rule<infer Subject> ? Subject : never;
 /** Abilities without a subject take none. */
-type SubjectArgs<A extends Ability> = [SubjectOf<A>] extends [undefined] ? [] : [subject: SubjectOf<A>];
+export type SubjectArgs<A extends Ability> = [SubjectOf<A>] extends [undefined] ? [] : [subject: SubjectOf<A>];
 
 export function can<A extends Ability>(actor: Actor, ability: A, ...[subject]: SubjectArgs<A>): boolean {
   return (rules[ability] as Rule<SubjectOf<A> | undefined>).allows(actor, subject);
 }
 
-/** `can`, or a 403 with the rule's refusal. */
-export function authorize<A extends Ability>(actor: Actor, ability: A, ...subject: SubjectArgs<A>): void {
-  if (can(actor, ability, ...subject)) return;
+/** The refusal a 403 carries when `can` says no. */
+export function refusalOf<A extends Ability>(ability: A, ...[subject]: SubjectArgs<A>): string | undefined {
   const { refusal } = rules[ability] as Rule<SubjectOf<A> | undefined>;
-  throw forbidden(typeof refusal === 'function' ? refusal(subject[0]) : refusal);
+  return typeof refusal === 'function' ? refusal(subject) : refusal;
+}
+
+/**
+ * The caller's answers on one plan, as the web app reads them (`userPermission`): the actions
+ * that change answers (edit, attest, submit) hold only while the answers may change.
+ */
+export function planAbilitiesOf(actor: Actor, plan: SubjectOf<'changeAnswers'>) {
+  const { access } = plan;
+  const answersOpen = can(actor, 'changeAnswers', plan);
+  return {
+    read: access.read,
+    edit: access.edit && answersOpen,
+    review: can(actor, 'reviewPlan', plan),
+    manage: can(actor, 'managePlan', plan),
+    attest: can(actor, 'attestPlan', plan) && answersOpen,
+    share: can(actor, 'sharePlan', plan),
+    submit: can(actor, 'submitPlan', plan) && answersOpen,
+    seePresence: access.presence,
+    readOnly: !answersOpen || !access.edit,
+  };
 }
 
 export { planAccess, visiblePlansOf, type PlanAccess } from './plans.ts';

@@ -2,7 +2,7 @@ import { PRINCIPAL_LETTER_KEY } from '@csp/shared';
 import type { FullPlan, PlanSummary, StepResponse, StoredStep, UserPermission } from '@csp/shared/api/forms';
 import type { FullPlanRows } from '../domain/plans/loadFullPlan.ts';
 import { presentComment } from './comment.ts';
-import { can } from '../policy/index.ts';
+import { planAbilitiesOf } from '../policy/index.ts';
 import type { PlanContext } from '../domain/plans/loadPlan.ts';
 import type { planSteps } from '../storage/schema.ts';
 import type { PlanRow } from '../storage/rows.ts';
@@ -72,25 +72,24 @@ export function presentStepResponse(
   };
 }
 
-/** The policy's answers for this plan and caller: the web app reads these, it never compares levels itself. */
+/** The policy's answers for this plan and caller, as they are: the web app reads these, it never compares levels itself. */
 function presentUserPermission(context: PlanContext): UserPermission {
-  const { access, actor } = context;
-  // The answers may change: the year is writable and the plan is not with the district.
-  const writable = can(actor, 'changeAnswers', context);
+  const { access } = context;
+  const abilities = planAbilitiesOf(context.actor, context);
   return {
-    canRead: access.read,
-    canEdit: access.edit && writable,
-    canReview: can(actor, 'reviewPlan', context),
-    canManage: can(actor, 'managePlan', context),
-    canAttest: can(actor, 'attestPlan', context) && writable,
-    canShare: can(actor, 'sharePlan', context),
-    canSubmit: can(actor, 'submitPlan', context) && writable,
-    canSeePresence: access.presence,
+    canRead: abilities.read,
+    canEdit: abilities.edit,
+    canReview: abilities.review,
+    canManage: abilities.manage,
+    canAttest: abilities.attest,
+    canShare: abilities.share,
+    canSubmit: abilities.submit,
+    canSeePresence: abilities.seePresence,
     isOwner: access.owner,
     isPrincipal: access.principal,
     sections: access.editSections,
     readSections: access.readSections,
-    readOnly: !writable || !access.edit,
+    readOnly: abilities.readOnly,
   };
 }
 

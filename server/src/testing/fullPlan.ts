@@ -9,7 +9,8 @@ import { eq } from 'drizzle-orm';
 import { visibleQuestions, type Answer, type Question, type QuestionBank, type StepAnswers, type TableAnswer } from '@csp/shared';
 import type { BaseServices } from '../services.ts';
 import { users } from '../storage/schema.ts';
-import { loadReadablePlan, type PlanContext } from '../domain/plans/loadPlan.ts';
+import type { PlanContext } from '../domain/plans/loadPlan.ts';
+import { loadPlanFor } from '../auth/loadPlanFor.ts';
 
 /** Text in four scripts a New York City school writes. */
 export const SAMPLES = {
@@ -148,5 +149,5 @@ export function fullPlan(bank: QuestionBank): FullPlan {
 export async function planContextFor(services: BaseServices, email: string, formId: string): Promise<PlanContext> {
   const [actor] = await services.storage.db.select().from(users).where(eq(users.email, email)).limit(1);
   if (!actor) throw new Error(`no user ${email}`);
-  return loadReadablePlan(services, actor, formId);
+  return loadPlanFor(services, actor, formId, ['readPlan']);
 }

@@ -1,8 +1,9 @@
 import Router from '@koa/router';
 import type { Services } from '../../services.ts';
-import { authOf, superAdminOnly } from '../../auth/gate.ts';
+import { authOf, districtCallerOf, superAdminOnly } from '../../auth/gate.ts';
 import { parse } from '../../http/validate.ts';
 import { loadPlan } from '../../domain/plans/loadPlan.ts';
+import { loadPlanFor } from '../../auth/loadPlanFor.ts';
 import { sharePlanWithUsers } from '../../domain/sharing/sharePlanWithUsers.ts';
 import { listPlanShares } from '../../domain/sharing/listPlanShares.ts';
 import { unsharePlan } from '../../domain/sharing/unsharePlan.ts';
@@ -26,7 +27,7 @@ import {
   type UnshareResponse,
 } from '@csp/shared/api/admin';
 import { rolloverDistrict, rolloverStatus } from '../../domain/plans/rolloverDistrict.ts';
-import { authorize } from '../../policy/index.ts';
+
 import { operations } from '../../http/operation.ts';
 
 const operation = operations('Plan administration', {
@@ -49,7 +50,7 @@ export function adminRoutes(services: Services): Router {
   router.post('/forms/share', operation.share, async (ctx) => {
     const auth = authOf(ctx);
     const input = parse(shareSchema, ctx.request.body);
-    const context = await loadPlan(services, auth.actor, input.formId);
+    const context = await loadPlanFor(services, auth.actor, input.formId, ['sharePlan', 'writePlan']);
     const userIds = await sharePlanWithUsers(services, { auth, ip: ctx.ip }, context, input);
     ctx.body = { success: true, formId: input.formId, userIds, permissions: input.permissions, sections: input.sections } satisfies ShareResponse;
   });
@@ -57,23 +58,22 @@ export function adminRoutes(services: Services): Router {
   router.get('/forms/share', operation.shares, async (ctx) => {
     const actor = authOf(ctx).actor;
     const { formId } = parse(shareQuerySchema, ctx.query);
-    const context = await loadPlan(services, actor, formId);
-    authorize(actor, 'sharePlan', context);
+    await loadPlanFor(services, actor, formId, ['sharePlan']);
     ctx.body = { shares: await listPlanShares(services.storage.db, formId) } satisfies PlanShares;
   });
 
   router.delete('/forms/share', operation.unshare, async (ctx) => {
     const auth = authOf(ctx);
     const { formId, userIds } = parse(unshareSchema, ctx.request.body);
-    const context = await loadPlan(services, auth.actor, formId);
+    const context = await loadPlanFor(services, auth.actor, formId, ['sharePlan']);
     ctx.body = { success: true, removed: await unsharePlan(services, { auth, ip: ctx.ip }, context, userIds) } satisfies UnshareResponse;
   });
 
   router.post('/forms/live', operation.live, superAdminOnly, async (ctx) => {
-    const auth = authOf(ctx);
+    const caller = districtCallerOf(ctx);
     const { formId, live } = parse(liveSchema, ctx.request.body);
-    const context = await loadPlan(services, auth.actor, formId);
-    await setLiveOverride(services, { auth, ip: ctx.ip }, context, live);
+    const context = await loadPlan(services, caller.auth.actor, formId);
+    await setLiveOverride(services, caller, context, live);
     ctx.body = { success: true, formId, allowEditsWhenArchived: live } satisfies LiveResponse;
   });
 

@@ -19,6 +19,7 @@ import {
 } from '@csp/shared/api/auth';
 import { startRolePreview, stopRolePreview } from '../../domain/auth/rolePreview.ts';
 import { can } from '../../policy/index.ts';
+import { authorizeCaller } from '../../policy/authorize.ts';
 import { operations, redirectAnswer } from '../../http/operation.ts';
 import { errorBodySchema, successSchema } from '@csp/shared/api/common';
 
@@ -132,7 +133,8 @@ export function authRoutes(services: Services, oidc: OidcClient): Router {
 
   router.post('/preview', operation.startPreview, async (ctx) => {
     const { userId } = parse(previewBodySchema, ctx.request.body);
-    const target = await startRolePreview(services, callerOf(ctx), userId);
+    const caller = callerOf(ctx);
+    const target = await startRolePreview(services, authorizeCaller(caller, ['previewAs'], caller.auth.user), userId);
     ctx.body = { success: true, user: presentUser(target), previewing: true } satisfies PreviewResponse;
   });
 

@@ -3,14 +3,15 @@ import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import { authOf, callerOf } from '../../auth/gate.ts';
 import { parse, pathId } from '../../http/validate.ts';
-import { loadPlan, loadReadablePlan } from '../../domain/plans/loadPlan.ts';
+import { loadPlan } from '../../domain/plans/loadPlan.ts';
 import { createComment } from '../../domain/comments/createComment.ts';
 import { setCommentStatus } from '../../domain/comments/setCommentStatus.ts';
 import { replyToThread } from '../../domain/comments/replyToThread.ts';
 import { loadThreads } from '../../domain/comments/threads.ts';
 import { mentionCandidates } from '../../domain/comments/mentions.ts';
 import { presentComment } from '../../presenters/comment.ts';
-import { authorize } from '../../policy/index.ts';
+import { authorizePlan } from '../../policy/authorize.ts';
+import { loadPlanFor } from '../../auth/loadPlanFor.ts';
 import {
   commentActionSchema,
   commentResponseSchema,
@@ -72,7 +73,7 @@ export function commentsRoutes(services: Services): Router {
   const commentIdOf = (ctx: PathContext) => pathId(ctx.params.commentId, 'Comment not found');
 
   router.get('/comments', operation.list, async (ctx) => {
-    const context = await loadReadablePlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
+    const context = await loadPlanFor(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'), ['readPlan']);
     const { status } = parse(threadListQuerySchema, ctx.query);
     ctx.body = { threads: (await loadThreads(db, context, status)).map(presentComment) } satisfies ThreadList;
   });
@@ -80,7 +81,8 @@ export function commentsRoutes(services: Services): Router {
   router.post('/comments', operation.create, async (ctx) => {
     const context = await planOf(ctx);
     const input = parse(createCommentSchema, ctx.request.body);
-    const thread = await createComment(services, callerOf(ctx), context, input);
+    const caller = callerOf(ctx);
+    const thread = await createComment(services, caller, authorizePlan(caller.auth.actor, context, ['commentOnPlan', 'writePlan']), input);
     ctx.body = { success: true, comment: presentComment(thread) } satisfies CommentResponse;
   });
 
@@ -88,7 +90,8 @@ export function commentsRoutes(services: Services): Router {
     const context = await planOf(ctx);
     const commentId = commentIdOf(ctx);
     const { action } = parse(commentActionSchema, ctx.request.body);
-    const thread = await setCommentStatus(services, callerOf(ctx), context, commentId, action);
+    const caller = callerOf(ctx);
+    const thread = await setCommentStatus(services, caller, authorizePlan(caller.auth.actor, context, ['setCommentStatus', 'writePlan']), commentId, action);
     ctx.body = { success: true, comment: presentComment(thread) } satisfies CommentResponse;
   });
 
@@ -96,7 +99,8 @@ export function commentsRoutes(services: Services): Router {
     const context = await planOf(ctx);
     const commentId = commentIdOf(ctx);
     const input = parse(createReplySchema, ctx.request.body);
-    const thread = await replyToThread(services, callerOf(ctx), context, commentId, input);
+    const caller = callerOf(ctx);
+    const thread = await replyToThread(services, caller, authorizePlan(caller.auth.actor, context, ['replyToThread', 'writePlan']), commentId, input);
     ctx.body = { success: true, comment: presentComment(thread) } satisfies CommentResponse;
   });
 
@@ -105,16 +109,17 @@ export function commentsRoutes(services: Services): Router {
     ['/comments/:commentId/reopen', 'open', operation.reopen],
   ] as const) {
     router.post(path, declared, async (ctx) => {
+      const caller = callerOf(ctx);
       const context = await planOf(ctx);
-      const thread = await setCommentStatus(services, callerOf(ctx), context, commentIdOf(ctx), status);
+      const commentId = commentIdOf(ctx);
+      const thread = await setCommentStatus(services, caller, authorizePlan(caller.auth.actor, context, ['setCommentStatus', 'writePlan']), commentId, status);
       ctx.body = { success: true, comment: presentComment(thread) } satisfies CommentResponse;
     });
   }
 
   router.get('/mentions', operation.mentions, async (ctx) => {
     const auth = authOf(ctx);
-    const context = await loadReadablePlan(services, auth.actor, pathId(ctx.params.id, 'Plan not found'));
-    authorize(auth.actor, 'replyToThread', context);
+    const context = await loadPlanFor(services, auth.actor, pathId(ctx.params.id, 'Plan not found'), ['readPlan', 'replyToThread']);
     const { q } = parse(mentionQuerySchema, ctx.query);
     const people = await mentionCandidates(db, context, q);
     ctx.body = { people: people.map((person) => ({ _id: person.id, name: person.name, email: person.email })) } satisfies MentionList;

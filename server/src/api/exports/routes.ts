@@ -3,7 +3,7 @@ import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
 import { parse, pathId } from '../../http/validate.ts';
-import { loadReadablePlan } from '../../domain/plans/loadPlan.ts';
+import { loadPlanFor } from '../../auth/loadPlanFor.ts';
 import { asciiFileName, exportFileName, formatDate, loadPlanExport, type PlanExport } from '../../export/planExport.ts';
 import { loadPlanVersion } from '../../domain/history/planVersions.ts';
 import { exportQuerySchema, VERSION_KIND_LABELS } from '@csp/shared/api/history';
@@ -40,7 +40,7 @@ export function exportRoutes(services: Services): Router {
 
   const exportAs = (format: ExportFormat) => async (ctx: Context) => {
     const actor = authOf(ctx).actor;
-    const context = await loadReadablePlan(services, actor, pathId(ctx.params.id, 'Plan not found'));
+    const context = await loadPlanFor(services, actor, pathId(ctx.params.id, 'Plan not found'), ['readPlan']);
     const query = parse(exportQuerySchema, ctx.query);
     await services.rateLimits.consume('export', actor.id);
     const version = query.version ? await loadPlanVersion(services.storage.db, context.plan.id, query.version) : null;

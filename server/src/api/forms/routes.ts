@@ -1,9 +1,10 @@
 import Router from '@koa/router';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
-import { authOf, superAdminOnly, callerOf } from '../../auth/gate.ts';
+import { authOf, superAdminOnly, callerOf, districtCallerOf } from '../../auth/gate.ts';
 import { parse, pathId } from '../../http/validate.ts';
-import { loadPlan, loadReadablePlan } from '../../domain/plans/loadPlan.ts';
+import { loadPlan } from '../../domain/plans/loadPlan.ts';
+import { loadPlanFor } from '../../auth/loadPlanFor.ts';
 import { listPlans } from '../../domain/plans/listPlans.ts';
 import { createPlan } from '../../domain/plans/createPlan.ts';
 import { loadFullPlan } from '../../domain/plans/loadFullPlan.ts';
@@ -48,7 +49,7 @@ import {
   type TransferCandidates,
   type TransferResponse,
 } from '@csp/shared/api/forms';
-import { authorize } from '../../policy/index.ts';
+import { authorize, authorizeInput, authorizePlan, checksFor } from '../../policy/authorize.ts';
 import { operations } from '../../http/operation.ts';
 import { successSchema } from '@csp/shared/api/common';
 
@@ -92,7 +93,9 @@ export function formsRoutes(services: Services): Router {
   router.post('/', operation.create, async (ctx) => {
     const caller = callerOf(ctx);
     await services.rateLimits.consume('formsCreate', caller.auth.user.id);
-    const input = parse(createFormSchema, ctx.request.body);
+    const body = parse(createFormSchema, ctx.request.body);
+    const input = authorizeInput(caller.auth.actor, body, { createPlans: undefined, createPlanForSchool: body.schoolName });
+    if (input.initialOwnerEmail !== undefined) authorize(caller.auth.actor, 'choosePlanOwner');
     const formId = await createPlan(services, caller, input);
     ctx.body = { success: true, formId, message: `Plan created for ${input.schoolName} (${input.schoolYear})` } satisfies CreateFormResponse;
   });
@@ -103,9 +106,9 @@ export function formsRoutes(services: Services): Router {
   });
 
   router.post('/transfer-ownership', operation.transfer, superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = districtCallerOf(ctx);
     const { formId, newOwnerEmail } = parse(transferSchema, ctx.request.body);
-    const context = await loadPlan(services, caller.auth.actor, formId);
+    const context = await loadPlanFor(services, caller.auth.actor, formId, ['writePlan']);
     const plan = await transferOwnership(services, caller, context, newOwnerEmail);
     ctx.body = {
       success: true,
@@ -117,27 +120,36 @@ export function formsRoutes(services: Services): Router {
   });
 
   router.get('/:id', operation.read, async (ctx) => {
-    const context = await loadReadablePlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
+    const context = await loadPlanFor(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'), ['readPlan']);
     ctx.body = presentFullPlan(await loadFullPlan(services, context));
   });
 
   router.put('/:id', operation.update, async (ctx) => {
     const caller = callerOf(ctx);
-    const context = await planFor(ctx);
-    authorize(caller.auth.actor, 'readPlan', context);
+    const context = await loadPlanFor(services, caller.auth.actor, pathId(ctx.params.id, 'Plan not found'), ['readPlan']);
     const body = parse(updateFormSchema, ctx.request.body);
     if (body.action === 'update') {
       const { action: _action, ...changes } = body;
-      const plan = await updatePlanMetadata(services, caller, context, changes);
+      const managed = authorizePlan(caller.auth.actor, context, ['writePlan', 'managePlan']);
+      if (changes.schoolName !== undefined && changes.schoolName !== context.plan.schoolName) authorize(caller.auth.actor, 'movePlanToSchool', context);
+      const plan = await updatePlanMetadata(services, caller, managed, changes);
       ctx.body = { success: true, form: presentPlanSummary(plan, [], context.yearArchived) } satisfies PlanUpdateResponse;
       return;
     }
-    const plan = await changePlanStatus(services, caller, context, body);
+    // Submitting is for editors of the whole plan, not of some sections.
+    const plan = await changePlanStatus(
+      services,
+      caller,
+      body.action === 'submit'
+        ? authorizePlan(caller.auth.actor, context, ['writePlan', 'submitPlan'])
+        : authorizePlan(caller.auth.actor, context, ['writePlan', 'reviewPlan']),
+      body,
+    );
     ctx.body = { success: true, status: plan.status, form: presentPlanSummary(plan, [], context.yearArchived) } satisfies PlanUpdateResponse;
   });
 
   router.delete('/:id', operation.remove, superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = districtCallerOf(ctx);
     await deletePlan(services, caller, await planFor(ctx));
     ctx.body = { success: true };
   });
@@ -146,15 +158,16 @@ export function formsRoutes(services: Services): Router {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
     const { name } = parse(attestSchema, ctx.request.body);
-    ctx.body = { success: true, attestation: await attestPlan(services, caller, context, name) } satisfies AttestResponse;
+    const attestable = authorizePlan(caller.auth.actor, context, ['changeAnswers', 'attestPlan']);
+    ctx.body = { success: true, attestation: await attestPlan(services, caller, attestable, name) } satisfies AttestResponse;
   });
 
   router.post('/:id/review-flag', operation.clearReviewFlag, async (ctx) => {
     const caller = callerOf(ctx);
-    const context = await planFor(ctx);
-    authorize(caller.auth.actor, 'editPlan', context);
+    const context = await loadPlanFor(services, caller.auth.actor, pathId(ctx.params.id, 'Plan not found'), ['editPlan']);
     const { questionId, stepKey } = parse(reviewFlagSchema, ctx.request.body);
-    const { needsUpdate } = await clearReviewFlag(services, caller, context, questionId, stepKey);
+    const open = authorizePlan(caller.auth.actor, context, ['changeAnswers']);
+    const { needsUpdate } = await clearReviewFlag(services, caller, open, checksFor(caller.auth.actor, ['editStep']), questionId, stepKey);
     ctx.body = { success: true, needsUpdate } satisfies ReviewFlagResponse;
   });
 
@@ -162,7 +175,7 @@ export function formsRoutes(services: Services): Router {
     const caller = callerOf(ctx);
     const context = await planFor(ctx);
     const { schoolYear, force } = parse(duplicateSchema, ctx.request.body);
-    const { formId, created } = await duplicatePlan(services, caller, context, schoolYear, force);
+    const { formId, created } = await duplicatePlan(services, caller, authorizePlan(caller.auth.actor, context, ['duplicatePlan']), schoolYear, force);
     ctx.body = {
       success: true,
       formId,
@@ -173,16 +186,17 @@ export function formsRoutes(services: Services): Router {
   });
 
   router.get('/:id/compare', operation.compare, async (ctx) => {
-    const context = await loadReadablePlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
+    const context = await loadPlanFor(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'), ['readPlan']);
     const { compareYear, steps } = parse(compareQuerySchema, ctx.query);
     ctx.body = await comparePlans(services, context, compareYear, steps === 'all');
   });
 
   router.post('/:id/share', operation.emailShare, superAdminOnly, async (ctx) => {
-    const caller = callerOf(ctx);
+    const caller = districtCallerOf(ctx);
     const context = await planFor(ctx);
     const { sharedWithEmails } = parse(emailShareSchema, ctx.request.body);
-    ctx.body = { success: true, sharedWithEmails: await setEmailShares(services, caller, context, sharedWithEmails) } satisfies EmailShareResponse;
+    const writable = authorizePlan(caller.auth.actor, context, ['writePlan']);
+    ctx.body = { success: true, sharedWithEmails: await setEmailShares(services, caller, writable, sharedWithEmails) } satisfies EmailShareResponse;
   });
 
   return router;

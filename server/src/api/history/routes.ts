@@ -3,7 +3,9 @@ import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
 import { parse, pathId } from '../../http/validate.ts';
-import { loadReadablePlan } from '../../domain/plans/loadPlan.ts';
+import { loadPlanFor } from '../../auth/loadPlanFor.ts';
+import { authorize } from '../../policy/authorize.ts';
+import { stepWriterFor } from '../stepWriter.ts';
 import { readAnswerHistory } from '../../domain/history/readHistory.ts';
 import { listPlanVersions, loadPlanVersion } from '../../domain/history/planVersions.ts';
 import { restoreRevision, restoreStepFromVersion, type RestoreResult } from '../../domain/history/restoreAnswers.ts';
@@ -66,11 +68,13 @@ const presentRestore = ({ stepKey, restored, saved }: RestoreResult): RestoreRes
 export function historyRoutes(services: Services): Router {
   const router = new Router({ prefix: '/forms/:id' });
   const db = services.storage.db;
-  const readable = (ctx: Context) => loadReadablePlan(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'));
+  const readable = (ctx: Context) => loadPlanFor(services, authOf(ctx).actor, pathId(ctx.params.id, 'Plan not found'), ['readPlan']);
+  const writerOf = (ctx: Context, formId: string) => stepWriterFor(services.rateLimits, authOf(ctx).actor, formId);
 
   router.get('/history', operation.history, async (ctx) => {
     const context = await readable(ctx);
     const query = parse(historyQuerySchema, ctx.query);
+    if (query.stepKey) authorize(context.actor, 'readStep', { plan: context, stepKey: query.stepKey });
     const { revisions, names, total } = await readAnswerHistory(db, context, query);
     ctx.body = {
       revisions: revisions.map((revision) => presentRevision(revision, names)),
@@ -83,7 +87,7 @@ export function historyRoutes(services: Services): Router {
   router.post('/history/:revisionId/restore', operation.restoreRevision, async (ctx) => {
     const context = await readable(ctx);
     const { to } = parse(restoreRevisionSchema, ctx.request.body ?? {});
-    const result = await restoreRevision(services, authOf(ctx).actor, context.plan.id, pathId(ctx.params.revisionId, 'Revision not found'), to);
+    const result = await restoreRevision(services, writerOf(ctx, context.plan.id), context, pathId(ctx.params.revisionId, 'Revision not found'), to);
     ctx.body = presentRestore(result);
   });
 
@@ -101,7 +105,7 @@ export function historyRoutes(services: Services): Router {
   router.post('/versions/:versionId/restore', operation.restoreVersionStep, async (ctx) => {
     const context = await readable(ctx);
     const { stepKey } = parse(restoreVersionStepSchema, ctx.request.body);
-    const result = await restoreStepFromVersion(services, authOf(ctx).actor, context.plan.id, pathId(ctx.params.versionId, 'Version not found'), stepKey);
+    const result = await restoreStepFromVersion(services, writerOf(ctx, context.plan.id), context, pathId(ctx.params.versionId, 'Version not found'), stepKey);
     ctx.body = presentRestore(result);
   });
 

@@ -4,7 +4,8 @@ import type { Services } from '../../services.ts';
 import { authOf } from '../../auth/gate.ts';
 import { notFound } from '../../errors.ts';
 import { parse, pathId } from '../../http/validate.ts';
-import { authorize } from '../../policy/index.ts';
+import { authorize } from '../../policy/authorize.ts';
+import { stepWriterFor } from '../stepWriter.ts';
 import { loadPlan, type PlanContext } from '../../domain/plans/loadPlan.ts';
 import { saveStep } from '../../domain/plans/saveStep.ts';
 import { loadPlanStep, type PlanStep } from '../../domain/plans/loadPlanStep.ts';
@@ -78,7 +79,7 @@ export function stepsRoutes(services: Services): Router {
     // An editor's autosaves may start from what this process last read or wrote for it.
     const found = await loadPlanStep(services, actor, pathId(ctx.params.id, 'Plan not found'), ctx.params.stepNumber, { remembered: true });
     const body = parse(stepSaveSchema, ctx.request.body);
-    const result = await saveStep(services, actor, found, {
+    const result = await saveStep(services, stepWriterFor(services.rateLimits, actor, found.context.plan.id), found, {
       data: body.stepData.data,
       completed: body.stepData.completed,
       revisionCount: body.revisionCount,

@@ -37,7 +37,7 @@ import {
   type UserSchools,
   type UserWriteResponse,
 } from '@csp/shared/api/users';
-import { authorize } from '../../policy/index.ts';
+import { authorize, authorizeInput, checksFor } from '../../policy/authorize.ts';
 import type { AuditLogList } from '@csp/shared/api/audit';
 import { operations } from '../../http/operation.ts';
 import { successSchema } from '@csp/shared/api/common';
@@ -101,34 +101,42 @@ export function usersRoutes(services: Services): Router {
 
   router.post('/create', operation.create, async (ctx) => {
     const caller = await admin(ctx, 'usersCreate');
-    const user = await createUser(services, caller, parse(createUserSchema, ctx.request.body));
+    const input = parse(createUserSchema, ctx.request.body);
+    const user = await createUser(
+      services,
+      caller,
+      authorizeInput(caller.auth.actor, input, { createUserAtLevel: input.level, createUserForSchool: input.schoolName }),
+    );
     ctx.body = { success: true, user: presentUser(user) } satisfies UserWriteResponse;
   });
 
   router.put('/', operation.update, async (ctx) => {
     const caller = await admin(ctx, 'usersWrite');
     const { userId, ...changes } = parse(updateUserSchema, ctx.request.body);
-    ctx.body = { success: true, user: presentUser(await updateUser(services, caller, userId, changes)) } satisfies UserWriteResponse;
+    ctx.body = {
+      success: true,
+      user: presentUser(await updateUser(services, caller, checksFor(caller.auth.actor, ['manageUser', 'giveLevel', 'moveUserToSchool']), userId, changes)),
+    } satisfies UserWriteResponse;
   });
 
   router.delete('/', operation.remove, async (ctx) => {
     const caller = await admin(ctx, 'usersWrite');
     const { userId } = parse(deleteUserSchema, ctx.request.body);
-    await deleteUser(services, caller, userId);
+    await deleteUser(services, caller, checksFor(caller.auth.actor, ['manageUser']), userId);
     ctx.body = { success: true };
   });
 
   router.post('/bulk', operation.bulk, async (ctx) => {
     const caller = await admin(ctx, 'usersBulk');
     const { userIds, action } = parse(bulkActionSchema, ctx.request.body);
-    const results = await applyBulkAction(services, caller, userIds, action);
+    const results = await applyBulkAction(services, caller, checksFor(caller.auth.actor, ['manageUser', 'giveLevel']), userIds, action);
     ctx.body = { success: true, action, results, applied: results.filter((r) => r.success).length } satisfies BulkResponse;
   });
 
   router.post('/bulk-import', operation.bulkImport, async (ctx) => {
     const caller = await admin(ctx, 'usersImport', 'administerDistrict');
     const { users } = parse(bulkImportSchema, ctx.request.body);
-    const results = await importUsers(services, caller, users);
+    const results = await importUsers(services, caller, checksFor(caller.auth.actor, ['manageUser']), users);
     const count = (status: string) => results.filter((r) => r.status === status).length;
     ctx.body = { success: true, results, created: count('created'), updated: count('updated'), errors: count('error') } satisfies ImportResponse;
   });
@@ -137,7 +145,10 @@ export function usersRoutes(services: Services): Router {
     const caller = await admin(ctx, 'usersWrite');
     const userId = pathId(ctx.params.id, 'User not found');
     const { permissions } = parse(permissionsSchema, ctx.request.body);
-    ctx.body = { success: true, user: presentUser(await setUserPermissions(services, caller, userId, permissions)) } satisfies UserWriteResponse;
+    ctx.body = {
+      success: true,
+      user: presentUser(await setUserPermissions(services, caller, checksFor(caller.auth.actor, ['manageUser']), userId, permissions)),
+    } satisfies UserWriteResponse;
   });
 
   router.get('/:id/audit', operation.trail, async (ctx) => {

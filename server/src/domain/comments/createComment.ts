@@ -4,7 +4,7 @@ import { newId } from '../../storage/ids.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
 import type { Thread } from '../../storage/rows.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 import { anchorOf } from './threadAnchor.ts';
 import { mentionedPeople } from './mentions.ts';
 
@@ -16,11 +16,9 @@ import { mentionedPeople } from './mentions.ts';
 export async function createComment(
   services: DomainServices,
   caller: Caller,
-  context: PlanContext,
+  context: Authorized<PlanContext, 'commentOnPlan' | 'writePlan'>,
   input: { comment: string; stepKey?: string | undefined; questionId?: string | undefined; mentions?: string[] | undefined },
 ): Promise<Thread> {
-  authorize(caller.auth.actor, 'commentOnPlan', context);
-  authorize(context.actor, 'writePlan', context);
   const actor = caller.auth.actor;
   const anchor = anchorOf(await services.banks.resolve(context.plan.questionBankVersion), input.stepKey, input.questionId);
   const mentioned = await mentionedPeople(services.storage.db, context, input.mentions ?? [], anchor.stepKey);

@@ -5,7 +5,7 @@ import { newId } from '../../storage/ids.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
 import type { Thread } from '../../storage/rows.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 import { mentionedPeople } from './mentions.ts';
 import { loadThread } from './threads.ts';
 
@@ -17,12 +17,10 @@ import { loadThread } from './threads.ts';
 export async function replyToThread(
   services: DomainServices,
   caller: Caller,
-  context: PlanContext,
+  context: Authorized<PlanContext, 'replyToThread' | 'writePlan'>,
   commentId: string,
   input: { body: string; mentions?: string[] | undefined },
 ): Promise<Thread> {
-  authorize(caller.auth.actor, 'replyToThread', context);
-  authorize(context.actor, 'writePlan', context);
   const db = services.storage.db;
   const actor = caller.auth.actor;
   const before = await loadThread(db, context, commentId);

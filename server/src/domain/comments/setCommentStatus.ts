@@ -4,7 +4,7 @@ import { comments } from '../../storage/schema.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
 import type { Thread } from '../../storage/rows.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 import { loadThread } from './threads.ts';
 
 /** `read`, `fixed` (resolved) or `open` (reopened), as the audit log names each. */
@@ -17,12 +17,10 @@ const AUDIT_ACTION = { read: 'comment.read', fixed: 'comment.fixed', open: 'comm
 export async function setCommentStatus(
   services: DomainServices,
   caller: Caller,
-  context: PlanContext,
+  context: Authorized<PlanContext, 'setCommentStatus' | 'writePlan'>,
   commentId: string,
   status: 'read' | 'fixed' | 'open',
 ): Promise<Thread> {
-  authorize(caller.auth.actor, 'setCommentStatus', context);
-  authorize(context.actor, 'writePlan', context);
   const { replies } = await loadThread(services.storage.db, context, commentId);
   const actor = caller.auth.actor;
   const resolution =

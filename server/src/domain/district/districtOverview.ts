@@ -1,14 +1,14 @@
 import { eq, inArray, sql } from 'drizzle-orm';
 import { currentSchoolYear, previousSchoolYear } from '@csp/shared';
 import type { PublicOverview as DistrictOverview } from '@csp/shared/api/public';
-import type { BaseServices } from '../../services.ts';
+import type { BaseDomainServices } from '../domainServices.ts';
 import { plans } from '../../storage/schema.ts';
 
 const OVERVIEW_CACHE_KEY = 'public:overview';
 const OVERVIEW_TTL_MS = 60_000;
 
 /** The public district snapshot, from the shared store when computed in the last 60 s. */
-export async function districtOverview({ storage, kv, banks, logger }: BaseServices, now = new Date()): Promise<DistrictOverview> {
+export async function districtOverview({ storage, kv, banks, logger }: BaseDomainServices, now = new Date()): Promise<DistrictOverview> {
   const cached = await kv.get(OVERVIEW_CACHE_KEY).catch(() => null);
   if (cached) return JSON.parse(cached) as DistrictOverview;
   const currentYear = currentSchoolYear(now);

@@ -1,12 +1,12 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
 import type { StatusTimeline } from '@csp/shared/api/reports';
-import type { BaseServices } from '../../services.ts';
+import type { BaseDomainServices } from '../domainServices.ts';
 import { auditLogs, plans } from '../../storage/schema.ts';
 
 const STATUS_ACTIONS = ['plan.create', 'plan.duplicate', 'plan.submit', 'plan.review'];
 
 /** When each plan of the year was created, submitted and reviewed, and how many are in each status now. */
-export async function statusTimeline({ storage }: BaseServices, schoolYear: string): Promise<StatusTimeline> {
+export async function statusTimeline({ storage }: BaseDomainServices, schoolYear: string): Promise<StatusTimeline> {
   const db = storage.db;
   const [events, counts] = await Promise.all([
     db

@@ -1,7 +1,7 @@
 import { and, eq, sql } from 'drizzle-orm';
 import { PLAN_STATUSES, PRINCIPAL_LETTER_KEY } from '@csp/shared';
 import type { YearFigures } from '@csp/shared/api/reports';
-import type { BaseServices } from '../../services.ts';
+import type { BaseDomainServices } from '../domainServices.ts';
 import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 
 /**
@@ -9,7 +9,7 @@ import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
  * whose plan nobody has written in yet, each deadline with the plans still missing its step (and
  * those that passed). Counted in the database, so it stays cheap at 1,600 schools.
  */
-export async function yearFigures({ storage, banks }: BaseServices, schoolYear: string, today = new Date()): Promise<YearFigures> {
+export async function yearFigures({ storage, banks }: BaseDomainServices, schoolYear: string, today = new Date()): Promise<YearFigures> {
   const db = storage.db;
   const ofYear = eq(plans.schoolYear, schoolYear);
   const [statusRows, stepRows, notStarted, [settings], bank] = await Promise.all([

@@ -1,7 +1,7 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import { stringify } from 'csv-stringify/sync';
 import { COMPARE_STEP_KEYS, answerAsText, isActive } from '@csp/shared';
-import type { BaseServices } from '../../services.ts';
+import type { BaseDomainServices } from '../domainServices.ts';
 import { planSteps, plans, users } from '../../storage/schema.ts';
 import { alias } from 'drizzle-orm/pg-core';
 
@@ -14,7 +14,7 @@ const principals = alias(users, 'principals');
  * One row per plan of the year: school, principal, e-mail, status, year, then one column per
  * active question of the attendance, temporary housing and counseling steps of the year's bank.
  */
-export async function yearReportCsv({ storage, banks }: BaseServices, schoolYear: string): Promise<string> {
+export async function yearReportCsv({ storage, banks }: BaseDomainServices, schoolYear: string): Promise<string> {
   const db = storage.db;
   const rows = await db
     .select({ plan: plans, principalName: principals.name })

@@ -3,7 +3,7 @@ import type { Database } from '../../storage/database.ts';
 import { answerRevisions, users } from '../../storage/schema.ts';
 import type { AnswerRevisionRow } from '../../storage/rows.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
 export interface HistoryQuery {
   stepKey?: string | undefined;
@@ -23,9 +23,8 @@ export interface HistoryPage {
  * A plan's answer history, newest first: one answer's, one step's or the whole plan's, limited to
  * the steps the caller may read (a section-limited share sees its steps' history only).
  */
-export async function readAnswerHistory(db: Database, context: PlanContext, query: HistoryQuery): Promise<HistoryPage> {
+export async function readAnswerHistory(db: Database, context: Authorized<PlanContext, 'readPlan'>, query: HistoryQuery): Promise<HistoryPage> {
   const { plan, access } = context;
-  if (query.stepKey) authorize(context.actor, 'readStep', { plan: context, stepKey: query.stepKey });
   const filters: SQL[] = [eq(answerRevisions.formId, plan.id)];
   if (query.stepKey) filters.push(eq(answerRevisions.stepKey, query.stepKey));
   if (query.questionId) filters.push(eq(answerRevisions.questionId, query.questionId));

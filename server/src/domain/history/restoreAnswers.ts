@@ -1,11 +1,10 @@
 import { sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
-import type { Services } from '../../services.ts';
-import type { UserRow } from '../../storage/rows.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { notFound } from '../../errors.ts';
-import { authorize } from '../../policy/index.ts';
-import { loadPlan } from '../plans/loadPlan.ts';
+import type { Authorized } from '../../policy/authorize.ts';
+import type { PlanContext } from '../plans/loadPlan.ts';
 import { loadPlanStep } from '../plans/loadPlanStep.ts';
-import { saveStep, type StepSaveResult } from '../plans/saveStep.ts';
+import { saveStep, type StepSaveResult, type StepWriter } from '../plans/saveStep.ts';
 import type { WriteOrigin } from '../events.ts';
 import { findRevision } from './readHistory.ts';
 import { loadPlanVersion } from './planVersions.ts';
@@ -23,38 +22,48 @@ export interface RestoreResult {
  * editing sees it at once, and recorded in the history as a restore, itself restorable.
  */
 async function restore(
-  services: Services,
-  actor: UserRow,
-  formId: string,
+  services: DomainServices,
+  writer: StepWriter,
+  context: Authorized<PlanContext, 'readPlan'>,
   stepKey: string,
   answersFor: (step: Step) => StepAnswers,
   origin: WriteOrigin,
 ): Promise<RestoreResult> {
-  const context = await loadPlan(services, actor, formId);
-  authorize(actor, 'readPlan', context);
   const steps = (await services.banks.resolve(context.plan.questionBankVersion)).steps;
   const position = steps.findIndex((step) => step.key === stepKey);
   if (position < 0) throw notFound('That step is no longer in this plan');
-  const found = await loadPlanStep(services, actor, formId, String(position + 1));
+  const found = await loadPlanStep(services, writer.actor, context.plan.id, String(position + 1));
   const before = found.row?.data ?? {};
   const answers = answersFor(found.step);
-  const saved = await saveStep(services, actor, found, { data: answers, mergeStrategy: 'last-write-wins', origin });
+  const saved = await saveStep(services, writer, found, { data: answers, mergeStrategy: 'last-write-wins', origin });
   const restored = Object.keys(answers).filter((questionId) => !sameAnswer(saved.data[questionId], before[questionId]));
   return { stepKey, restored, saved };
 }
 
 /** One answer back as a revision left it (`after`) or found it (`before`). */
-export async function restoreRevision(services: Services, actor: UserRow, formId: string, revisionId: string, to: 'after' | 'before'): Promise<RestoreResult> {
-  const revision = await findRevision(services.storage.db, formId, revisionId);
+export async function restoreRevision(
+  services: DomainServices,
+  writer: StepWriter,
+  context: Authorized<PlanContext, 'readPlan'>,
+  revisionId: string,
+  to: 'after' | 'before',
+): Promise<RestoreResult> {
+  const revision = await findRevision(services.storage.db, context.plan.id, revisionId);
   if (!revision) throw notFound('Revision not found');
   const value = (to === 'after' ? revision.after : revision.before) as Answer | null;
-  return restore(services, actor, formId, revision.stepKey, () => ({ [revision.questionId]: value }), { kind: 'restore', revisionId });
+  return restore(services, writer, context, revision.stepKey, () => ({ [revision.questionId]: value }), { kind: 'restore', revisionId });
 }
 
 /** A whole step back as a version of the plan held it (answers the version did not have become empty). */
-export async function restoreStepFromVersion(services: Services, actor: UserRow, formId: string, versionId: string, stepKey: string): Promise<RestoreResult> {
-  const version = await loadPlanVersion(services.storage.db, formId, versionId);
+export async function restoreStepFromVersion(
+  services: DomainServices,
+  writer: StepWriter,
+  context: Authorized<PlanContext, 'readPlan'>,
+  versionId: string,
+  stepKey: string,
+): Promise<RestoreResult> {
+  const version = await loadPlanVersion(services.storage.db, context.plan.id, versionId);
   const held = version.steps[stepKey]?.data ?? {};
   const answersOf = (step: Step): StepAnswers => Object.fromEntries(step.questions.map((question) => [question.id, held[question.id] ?? null]));
-  return restore(services, actor, formId, stepKey, answersOf, { kind: 'restore', revisionId: null });
+  return restore(services, writer, context, stepKey, answersOf, { kind: 'restore', revisionId: null });
 }

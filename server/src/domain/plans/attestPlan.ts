@@ -1,12 +1,12 @@
 import { and, eq, isNotNull } from 'drizzle-orm';
 import type { Attestation } from '@csp/shared';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import type { Database } from '../../storage/database.ts';
 import { plans } from '../../storage/schema.ts';
 import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from './loadPlan.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
 /** A name as people type it: case and spacing forgiven. */
 const comparable = (name: string) => name.trim().replace(/\s+/g, ' ').toLocaleLowerCase('en-US');
@@ -16,10 +16,13 @@ const comparable = (name: string) => name.trim().replace(/\s+/g, ' ').toLocaleLo
  * typed name must be the signed-in person's (case and spacing forgiven), and `signedBy` is their id.
  * Only while the plan's answers may change: a plan with the district is not signed again.
  */
-export async function attestPlan(services: Services, caller: Caller, context: PlanContext, name: string): Promise<Attestation> {
-  authorize(context.actor, 'changeAnswers', context);
+export async function attestPlan(
+  services: DomainServices,
+  caller: Caller,
+  context: Authorized<PlanContext, 'changeAnswers' | 'attestPlan'>,
+  name: string,
+): Promise<Attestation> {
   const signer = caller.auth.actor;
-  authorize(signer, 'attestPlan', context);
   if (comparable(name) !== comparable(signer.name)) {
     throw invalidInput(`Sign with your own name as it is on your account: ${signer.name}`, { expected: signer.name });
   }

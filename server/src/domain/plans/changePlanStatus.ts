@@ -6,7 +6,7 @@ import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from './loadPlan.ts';
 import type { PlanRow } from '../../storage/rows.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
 /** Who moves a plan from one status to another (docs/decisions.md). */
 const TRANSITIONS: Record<'submit' | 'review', Partial<Record<PlanStatus, PlanStatus[]>>> = {
@@ -25,11 +25,13 @@ export interface StatusChange {
  * Submit (an editor; a copied plan needs its principal's attestation first) or review (Super Admin).
  * Any move the table does not allow is a 400 naming `from` and `to`.
  */
-export async function changePlanStatus(services: DomainServices, caller: Caller, context: PlanContext, change: StatusChange): Promise<PlanRow> {
-  authorize(context.actor, 'writePlan', context);
+export async function changePlanStatus(
+  services: DomainServices,
+  caller: Caller,
+  context: Authorized<PlanContext, 'writePlan'> & (Authorized<PlanContext, 'submitPlan'> | Authorized<PlanContext, 'reviewPlan'>),
+  change: StatusChange,
+): Promise<PlanRow> {
   const { plan } = context;
-  // Submitting is for editors of the whole plan, not of some sections.
-  authorize(caller.auth.actor, change.action === 'submit' ? 'submitPlan' : 'reviewPlan', context);
 
   const from = plan.status;
   const allowed = TRANSITIONS[change.action][from] ?? [];

@@ -1,12 +1,12 @@
 import { and, eq } from 'drizzle-orm';
 import { COMPARE_STEP_KEYS, answerAsText, isActive, previousSchoolYear } from '@csp/shared';
 import type { CompareResponse } from '@csp/shared/api/forms';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { can } from '../../policy/index.ts';
 import type { PlanContext } from './loadPlan.ts';
 
-const answersOf = async (services: Services, formId: string | undefined) => {
+const answersOf = async (services: DomainServices, formId: string | undefined) => {
   if (!formId) return new Map<string, Record<string, unknown>>();
   const rows = await services.storage.db.select({ stepKey: planSteps.stepKey, data: planSteps.data }).from(planSteps).where(eq(planSteps.formId, formId));
   return new Map(rows.map((row) => [row.stepKey, row.data as Record<string, unknown>]));
@@ -17,7 +17,12 @@ const answersOf = async (services: Services, formId: string | undefined) => {
  * by question, with values normalised as text; the attendance, temporary housing and counseling
  * steps unless every step is asked for.
  */
-export async function comparePlans(services: Services, context: PlanContext, compareYear: string | undefined, allSteps: boolean): Promise<CompareResponse> {
+export async function comparePlans(
+  services: DomainServices,
+  context: PlanContext,
+  compareYear: string | undefined,
+  allSteps: boolean,
+): Promise<CompareResponse> {
   const { plan, actor } = context;
   const year = compareYear ?? previousSchoolYear(plan.schoolYear);
   const db = services.storage.db;

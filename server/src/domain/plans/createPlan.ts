@@ -1,6 +1,6 @@
 import { LEVEL } from '@csp/shared';
 import { and, eq } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { planSteps, plans, users } from '../../storage/schema.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { newId } from '../../storage/ids.ts';
@@ -8,7 +8,7 @@ import { isUniqueViolation } from '../../storage/errors.ts';
 import { invalidInput, conflict } from '../../errors.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
 export interface NewPlan {
   schoolName: string;
@@ -20,11 +20,8 @@ export interface NewPlan {
  * Creates a school's plan for a year: principals for their own school, Super Admins for any (with
  * an optional level-4 owner). The plan pins the year's bank version and gets one row per step.
  */
-export async function createPlan(services: Services, caller: Caller, input: NewPlan): Promise<string> {
+export async function createPlan(services: DomainServices, caller: Caller, input: Authorized<NewPlan, 'createPlans' | 'createPlanForSchool'>): Promise<string> {
   const actor = caller.auth.actor;
-  authorize(actor, 'createPlans');
-  authorize(actor, 'createPlanForSchool', input.schoolName);
-  if (input.initialOwnerEmail !== undefined) authorize(actor, 'choosePlanOwner');
   const db = services.storage.db;
 
   const settings = await ensureYearSettings(db, services.banks, input.schoolYear);

@@ -3,9 +3,10 @@ import type { DomainServices } from '../domainServices.ts';
 import { collabUpdates, plans } from '../../storage/schema.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from './loadPlan.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
-/** Super Admin only (the route's guard); steps, shares, comments and documents go with the plan. */
-export async function deletePlan(services: DomainServices, caller: Caller, context: PlanContext): Promise<void> {
+/** Super Admin only; steps, shares, comments and documents go with the plan. */
+export async function deletePlan(services: DomainServices, caller: Authorized<Caller, 'administerDistrict'>, context: PlanContext): Promise<void> {
   const { plan } = context;
   await services.events.transaction(async (tx, record) => {
     await tx.delete(plans).where(eq(plans.id, plan.id));

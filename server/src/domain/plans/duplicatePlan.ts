@@ -1,5 +1,5 @@
 import { and, eq } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { planVersions, planSteps, plans } from '../../storage/schema.ts';
 import { invalidInput, conflict } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
@@ -7,7 +7,7 @@ import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { copiedVersionOf } from '../history/planVersions.ts';
 import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
 import type { PlanContext } from './loadPlan.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
 export interface DuplicateResult {
   formId: string;
@@ -18,9 +18,14 @@ export interface DuplicateResult {
  * Copies a plan into another school year (level 4+ who can edit it). When the school already has
  * a plan there: 409 with its id, or with `force` a fill-only merge into it.
  */
-export async function duplicatePlan(services: Services, caller: Caller, context: PlanContext, schoolYear: string, force: boolean): Promise<DuplicateResult> {
+export async function duplicatePlan(
+  services: DomainServices,
+  caller: Caller,
+  context: Authorized<PlanContext, 'duplicatePlan'>,
+  schoolYear: string,
+  force: boolean,
+): Promise<DuplicateResult> {
   const { plan: source } = context;
-  authorize(caller.auth.actor, 'duplicatePlan', context);
   if (schoolYear === source.schoolYear) throw invalidInput('Choose a different school year to copy into');
   const db = services.storage.db;
   const settings = await ensureYearSettings(db, services.banks, schoolYear);

@@ -1,7 +1,7 @@
 import { and, asc, desc, eq, exists, ilike, or, sql, type SQL } from 'drizzle-orm';
 import type { PlanStatus } from '@csp/shared';
 import type { PlanSort } from '@csp/shared/api/forms';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 
 import { planShares, planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { containsPattern } from '../../storage/likePattern.ts';
@@ -37,7 +37,7 @@ function personalPlans(db: Database, actor: UserRow): SQL[] {
  * come from the step rows in the same query.
  */
 export async function listPlans(
-  { storage }: Services,
+  { storage }: DomainServices,
   actor: UserRow,
   query: {
     schoolYear?: string | undefined;

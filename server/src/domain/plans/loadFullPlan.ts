@@ -1,5 +1,5 @@
 import { eq } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { planSteps, users } from '../../storage/schema.ts';
 import { can } from '../../policy/index.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
@@ -8,7 +8,7 @@ import type { PlanContext } from './loadPlan.ts';
 import { loadThreads } from '../comments/threads.ts';
 
 /** Everything the full plan shows: the steps the caller may read, every step's completion, collaborators, open threads the caller may read. */
-export async function loadFullPlan({ storage, banks }: Services, context: PlanContext) {
+export async function loadFullPlan({ storage, banks }: DomainServices, context: PlanContext) {
   const { plan, actor } = context;
   const db = storage.db;
   const [steps, activeComments, shares, [owner], bank] = await Promise.all([

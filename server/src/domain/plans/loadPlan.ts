@@ -1,9 +1,8 @@
-import type { BaseServices } from '../../services.ts';
-
+import type { DomainServices } from '../domainServices.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { AppError, notFound } from '../../errors.ts';
 import type { PlanRow, ShareRow, UserRow } from '../../storage/rows.ts';
-import { authorize, planAccess, type PlanAccess } from '../../policy/index.ts';
+import { planAccess, type PlanAccess } from '../../policy/index.ts';
 
 /** A plan as one actor sees it. */
 export interface PlanContext {
@@ -17,7 +16,7 @@ export interface PlanContext {
 }
 
 /** A plan with the caller's access to it, in one query; 404 when it does not exist. */
-export async function loadPlan({ storage }: BaseServices, actor: UserRow, formId: string): Promise<PlanContext> {
+export async function loadPlan({ storage }: Pick<DomainServices, 'storage'>, actor: UserRow, formId: string): Promise<PlanContext> {
   const [row] = await preparedQueries(storage.db).planForUser.execute({ formId, userId: actor.id });
   if (!row) throw notFound('Plan not found');
   return planContextOf(actor, row);
@@ -27,7 +26,7 @@ export async function loadPlan({ storage }: BaseServices, actor: UserRow, formId
  * The plan with the caller's access, or null when it does not exist. Anything else (the database
  * unreachable) is thrown: a live connection must never take a failure to read for "no access".
  */
-export async function findPlan(services: BaseServices, actor: UserRow, formId: string): Promise<PlanContext | null> {
+export async function findPlan(services: Pick<DomainServices, 'storage'>, actor: UserRow, formId: string): Promise<PlanContext | null> {
   try {
     return await loadPlan(services, actor, formId);
   } catch (error) {
@@ -47,11 +46,4 @@ export function planContextOf(actor: UserRow, row: { plan: PlanRow; share: Share
     yearArchived,
     writable: !yearArchived || row.plan.allowEditsWhenArchived,
   };
-}
-
-/** Loads the plan and requires read access. */
-export async function loadReadablePlan(services: BaseServices, actor: UserRow, formId: string): Promise<PlanContext> {
-  const context = await loadPlan(services, actor, formId);
-  authorize(actor, 'readPlan', context);
-  return context;
 }

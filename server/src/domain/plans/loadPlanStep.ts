@@ -1,5 +1,5 @@
 import type { Step } from '@csp/shared';
-import type { BaseServices } from '../../services.ts';
+import type { BaseDomainServices } from '../domainServices.ts';
 
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { notFound } from '../../errors.ts';
@@ -29,7 +29,7 @@ export interface PlanStep {
  * instead (autosaves, whose write re-checks it); every read is remembered for them.
  */
 export async function loadPlanStep(
-  services: BaseServices,
+  services: BaseDomainServices,
   actor: UserRow,
   formId: string,
   stepNumberParam: string | undefined,
@@ -56,11 +56,11 @@ export async function loadPlanStep(
 }
 
 /** The same plan step as the database holds it now. */
-export const reloadPlanStep = (services: BaseServices, actor: UserRow, found: PlanStep): Promise<PlanStep> =>
+export const reloadPlanStep = (services: BaseDomainServices, actor: UserRow, found: PlanStep): Promise<PlanStep> =>
   loadPlanStep(services, actor, found.context.plan.id, String(found.stepNumber));
 
 /** Remembers a plan step as this caller's write left it, for the caller's next autosave. */
-export function rememberWrite(services: BaseServices, actor: UserRow, found: PlanStep, written: StepRow): void {
+export function rememberWrite(services: BaseDomainServices, actor: UserRow, found: PlanStep, written: StepRow): void {
   const { plan, share, yearArchived } = found.context;
   services.recentPlanSteps.remember(actor.id, found.stepNumber, { plan, share, archived: yearArchived, step: written, versions: found.versions });
 }

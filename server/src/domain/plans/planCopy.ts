@@ -3,7 +3,7 @@ import { eq } from 'drizzle-orm';
 import { newId } from '../../storage/ids.ts';
 import { planSteps, plans } from '../../storage/schema.ts';
 import type { Database } from '../../storage/database.ts';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 
 import { announceStepWrite, writeStepAnswers, type WrittenStep } from './writeStepAnswers.ts';
 import type { PlanRow, StepRow, UserRow } from '../../storage/rows.ts';
@@ -144,6 +144,6 @@ export async function fillPlanFromSource(
 }
 
 /** After the fill committed: the plan's room and live documents learn of each filled step. */
-export function announceFills(services: Services, formId: string, by: Pick<UserRow, 'id' | 'name'>, fills: FilledStep[]): void {
+export function announceFills(services: DomainServices, formId: string, by: Pick<UserRow, 'id' | 'name'>, fills: FilledStep[]): void {
   for (const fill of fills) announceStepWrite(services, formId, fill.step, by, fill.filled, fill.completed, fill.written, { origin: { kind: 'copy' } });
 }

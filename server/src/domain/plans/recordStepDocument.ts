@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { isBlankAnswer, isStepComplete, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
-import type { BaseServices } from '../../services.ts';
+import type { BaseDomainServices } from '../domainServices.ts';
 import { preparedQueries } from '../../storage/preparedQueries.ts';
 import { users } from '../../storage/schema.ts';
 import { writeStepAnswers, writtenAnswers, type WrittenStep } from './writeStepAnswers.ts';
@@ -37,7 +37,7 @@ export interface StepDocumentRecord {
  * The writer also takes (or keeps) the step lock, as a save does: outside writers get 423 while
  * someone edits the step live, and others see who is editing it.
  */
-export async function recordStepDocument(services: BaseServices, record: StepDocumentRecord): Promise<WrittenStep | null> {
+export async function recordStepDocument(services: BaseDomainServices, record: StepDocumentRecord): Promise<WrittenStep | null> {
   const { formId, step, answers, writerId } = record;
   const queries = preparedQueries(services.storage.db);
   for (let attempt = 0; attempt < MAX_ATTEMPTS; attempt++) {

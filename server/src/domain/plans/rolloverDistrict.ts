@@ -1,6 +1,6 @@
 import { asc, eq, inArray } from 'drizzle-orm';
 import type { QuestionBank } from '@csp/shared';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { planSteps, planVersions, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { copiedVersionOf } from '../history/planVersions.ts';
 import { invalidInput, conflict, notFound } from '../../errors.ts';
@@ -52,14 +52,14 @@ const message = (error: unknown) => (error instanceof Error ? error.message : St
  * to the caller as `rollover` events.
  */
 export async function rolloverDistrict(
-  services: Services,
+  services: DomainServices,
   caller: Caller,
   input: { sourceYear: string; targetYear: string; force: boolean },
 ): Promise<RolloverResult> {
   const { sourceYear, targetYear, force } = input;
   if (sourceYear === targetYear) throw invalidInput('The source and target years must differ');
-  const { storage, kv, banks, realtime: events } = services;
-  const db = storage.db;
+  const { kv, banks, events } = services;
+  const db = services.storage.db;
   const owner = `${caller.auth.user.id}:${Date.now()}`;
   if (!(await kv.claim(LOCK_KEY, owner, '', LOCK_TTL_MS)).acquired) throw conflict('A rollover is already running');
 
@@ -78,7 +78,7 @@ export async function rolloverDistrict(
   const report = async (state: RolloverProgress['state'] = 'running') => {
     Object.assign(progress, { state, updatedAt: new Date().toISOString() });
     await kv.set(rolloverProgressKey(sourceYear, targetYear), JSON.stringify(progress), KEEP_MS).catch(() => {});
-    events.toUser(caller.auth.actor.id, 'rollover', { progress });
+    await events.publish({ type: 'district.rolloverProgress', userId: caller.auth.actor.id, progress: { ...progress } });
   };
 
   try {
@@ -157,7 +157,7 @@ export async function rolloverDistrict(
     }
 
     await ensureYearSettings(db, banks, sourceYear);
-    await db.transaction(async (tx) => {
+    await events.transaction(async (tx, record) => {
       await tx.update(schoolYearSettings).set({ archived: true, updatedAt: new Date() }).where(eq(schoolYearSettings.schoolYear, sourceYear));
       await recordAudit(tx, caller, {
         action: 'district.rollover',
@@ -174,8 +174,8 @@ export async function rolloverDistrict(
           errors: result.errors.length,
         },
       });
+      record({ type: 'district.rolledOver', sourceYear, targetYear });
     });
-    events.accessChanged({ all: true });
     await kv.set(rolloverResultKey(sourceYear, targetYear), JSON.stringify(result), KEEP_MS).catch(() => {});
     await report('done');
     return result;
@@ -189,7 +189,7 @@ export async function rolloverDistrict(
 
 /** One transaction per batch; a failing batch is retried school by school so one bad row names itself. */
 async function insertCopies(
-  services: Services,
+  services: DomainServices,
   by: { id: string; name: string },
   copies: { school: string; copy: ReturnType<typeof buildPlanCopy> }[],
   result: RolloverResult,
@@ -218,7 +218,7 @@ async function insertCopies(
 }
 
 /** The progress of a running (or the last) rollover of these years; a finished one adds its report. */
-export async function rolloverStatus({ kv }: Services, sourceYear: string, targetYear: string) {
+export async function rolloverStatus({ kv }: DomainServices, sourceYear: string, targetYear: string) {
   const [progress, result] = await Promise.all([kv.get(rolloverProgressKey(sourceYear, targetYear)), kv.get(rolloverResultKey(sourceYear, targetYear))]);
   if (!progress) throw notFound('No rollover for these years');
   const parsed = JSON.parse(progress) as RolloverProgress;

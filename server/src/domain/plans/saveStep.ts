@@ -1,6 +1,6 @@
 import { answerSchema, isStepComplete, questionById, sameAnswer, type Answer, type Step, type StepAnswers } from '@csp/shared';
 import type { MergeStrategy } from '@csp/shared/api/forms';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import type { WriteOrigin } from '../events.ts';
 
 import { planSteps } from '../../storage/schema.ts';
@@ -9,7 +9,7 @@ import { invalidInput, conflict, locked } from '../../errors.ts';
 import { reloadPlanStep, rememberWrite, type PlanStep } from './loadPlanStep.ts';
 import { claimStepLockCounting, releaseStepLock, type StepLock } from './stepLocks.ts';
 import type { StepRow, UserRow } from '../../storage/rows.ts';
-import { authorize, can } from '../../policy/index.ts';
+import type { Checks } from '../../policy/authorize.ts';
 import { clearAttestation } from './attestPlan.ts';
 
 export interface StepSave {
@@ -62,14 +62,33 @@ function changedUnderClient(save: StepSave, row: StepRow, questionId: string): b
 
 const MAX_ATTEMPTS = 100;
 
-/** Whether the caller may write this step: the plan's answers may change (year, status), and the step is in the caller's access. */
-const mayWrite = (actor: UserRow, { context, step }: PlanStep) =>
-  can(context.actor, 'changeAnswers', context) && can(actor, 'editStep', { plan: context, stepKey: step.key });
+/** What a step write needs: the plan's answers may change (year, status), and the step is in the caller's access. */
+export type StepWriteChecks = Checks<'changeAnswers' | 'editStep'>;
+
+const mayWrite = (checks: StepWriteChecks, { context, step }: PlanStep) =>
+  checks.allows('changeAnswers', context) && checks.allows('editStep', { plan: context, stepKey: step.key });
 
 /** `mayWrite`, or the 403 of the first ability refused. */
-function authorizeWrite(actor: UserRow, { context, step }: PlanStep): void {
-  authorize(context.actor, 'changeAnswers', context);
-  authorize(actor, 'editStep', { plan: context, stepKey: step.key });
+function requireWrite(checks: StepWriteChecks, { context, step }: PlanStep): void {
+  checks.require('changeAnswers', context);
+  checks.require('editStep', { plan: context, stepKey: step.key });
+}
+
+/**
+ * The save rate limit, counted in the lock's round trip to the store: the entry point's counter,
+ * and how it judges the count (a 429 over the limit) or a store failure.
+ */
+export interface SaveLimit {
+  counter: { key: string; ttlMs: number };
+  judge(count: number): { warning?: string };
+  storeFailed(error: unknown): { warning?: string };
+}
+
+/** Who saves, with what the entry point hands each of their saves: the access checks and the rate limit. */
+export interface StepWriter {
+  actor: UserRow;
+  checks: StepWriteChecks;
+  limit: SaveLimit;
 }
 
 /**
@@ -78,14 +97,15 @@ function authorizeWrite(actor: UserRow, { context, step }: PlanStep): void {
  * answers that differ are written in one statement guarded by the revision and the caller's
  * access as they were read.
  *
- * The plan step may come from this process's memory of the caller's last save (`remembered`):
+ * Access is decided on every plan step the save reads (`checks`, from the entry point), as the
+ * plan step may be read again. The plan step may come from this process's memory of the caller's last save (`remembered`):
  * then only a write that its guard lets through is answered from it; a refusal, a conflict, a save
  * that changes nothing or a failed guard is decided again on a fresh read.
  */
-export async function saveStep(services: Services, actor: UserRow, found: PlanStep, save: StepSave): Promise<StepSaveResult> {
-  let current = found.remembered && !mayWrite(actor, found) ? await reloadPlanStep(services, actor, found) : found;
+export async function saveStep(services: DomainServices, { actor, checks, limit }: StepWriter, found: PlanStep, save: StepSave): Promise<StepSaveResult> {
+  let current = found.remembered && !mayWrite(checks, found) ? await reloadPlanStep(services, actor, found) : found;
   const { step } = current;
-  authorizeWrite(actor, current);
+  requireWrite(checks, current);
   const sent = validateAnswers(step, save.data);
   const formId = current.context.plan.id;
   const warnings: string[] = [];
@@ -93,8 +113,7 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
   // The lock and the rate-limit count go out in one round trip; their outcomes are then applied in
   // the specification's order. A store failure costs both their effect, never the save.
   const db = services.storage.db;
-  const counter = services.rateLimits.counter('save', `${actor.id}:${formId}`);
-  const claimed = await claimStepLockCounting(services.kv, services.config.stepLockTtlMs, formId, step.key, actor, counter).catch((error: unknown) => {
+  const claimed = await claimStepLockCounting(services.kv, services.config.stepLockTtlMs, formId, step.key, actor, limit.counter).catch((error: unknown) => {
     services.logger.warn({ err: error }, 'step lock unavailable; saving without it');
     warnings.push('Step locking is temporarily unavailable; your changes were saved');
     return { error };
@@ -105,24 +124,25 @@ export async function saveStep(services: Services, actor: UserRow, found: PlanSt
     const { attempt } = claimed;
     if (!attempt.acquired) {
       // A live co-editor of the step (a restore from History, an API call beside the open editor) shares it, as the document does.
-      if (!(await services.liveDocuments.isLiveEditor(formId, step.key, actor.id)))
+      if (!(await services.liveEditing.isLiveEditor(formId, step.key, actor.id)))
         throw locked('Step is locked', { lockedBy: attempt.lock.lockedBy, expiresAt: attempt.lock.expiresAt });
     } else if (!attempt.refreshed) {
       lockAcquired = attempt.lock;
-      services.realtime.lockChanged(formId, 'acquired', attempt.lock);
+      await services.events.publish({ type: 'step.lockTaken', formId, lock: attempt.lock });
     }
   }
-  const limit = 'count' in claimed ? services.rateLimits.judge('save', claimed.count) : services.rateLimits.storeFailed('save', claimed.error);
-  if (limit.warning) warnings.push(limit.warning);
+  const counted = 'count' in claimed ? limit.judge(claimed.count) : limit.storeFailed(claimed.error);
+  if (counted.warning) warnings.push(counted.warning);
 
   /** Reads the plan step again and decides access on it; refused (or the plan gone), the save lets go of a lock it took. */
   const reread = async () => {
     try {
       current = await reloadPlanStep(services, actor, current);
-      authorizeWrite(actor, current);
+      requireWrite(checks, current);
     } catch (error) {
       const lock = lockAcquired;
-      if (lock && (await releaseStepLock(services.kv, formId, step.key, actor.id).catch(() => false))) services.realtime.lockChanged(formId, 'released', lock);
+      if (lock && (await releaseStepLock(services.kv, formId, step.key, actor.id).catch(() => false)))
+        await services.events.publish({ type: 'step.lockReleased', formId, lock });
       throw error;
     }
   };

@@ -1,5 +1,5 @@
 import { collabDocumentName, type Step, type StepAnswers } from '@csp/shared';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import type { WriteOrigin, WrittenAnswers } from '../events.ts';
 import type { Database } from '../../storage/database.ts';
 import { writeStep, type AccessGuard } from '../../storage/stepWriteBatch.ts';
@@ -62,7 +62,7 @@ export async function writeStepAnswers(
  * one was ever opened, otherwise it is seeded from the stored answers on first open).
  */
 export function announceStepWrite(
-  services: Pick<Services, 'events'>,
+  services: Pick<DomainServices, 'events'>,
   formId: string,
   step: Step,
   by: Pick<UserRow, 'id' | 'name'>,

@@ -3,7 +3,7 @@ import { desc, eq } from 'drizzle-orm';
 import { questionBankSchema, type Question, type QuestionBank } from '@csp/shared';
 import type { z } from 'zod';
 import type { addQuestionSchema, addStepSchema, updateQuestionSchema, updateStepSchema } from '@csp/shared/api/questionBankAdmin';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { questionBankVersions } from '../../storage/schema.ts';
 import type { Database } from '../../storage/database.ts';
 import { conflict, invalidInput, notFound } from '../../errors.ts';
@@ -29,7 +29,12 @@ async function draftRow(tx: Database) {
  * Applies one edit to the draft bank: the whole draft is validated afterwards (unique ids,
  * well-formed questions), so an edit that would break it is a 400 and changes nothing.
  */
-async function editDraftBank(services: Services, caller: Caller, action: string, edit: (steps: DraftSteps) => Record<string, unknown>): Promise<QuestionBank> {
+async function editDraftBank(
+  services: DomainServices,
+  caller: Caller,
+  action: string,
+  edit: (steps: DraftSteps) => Record<string, unknown>,
+): Promise<QuestionBank> {
   return services.storage.db.transaction(async (tx) => {
     const draft = await draftRow(tx);
     const steps = structuredClone(draft.steps);
@@ -60,7 +65,7 @@ function findQuestion(steps: DraftSteps, questionId: string) {
 }
 
 /** Changes a question's properties; `null` removes an optional one. */
-export function updateDraftQuestion(services: Services, caller: Caller, questionId: string, changes: z.output<typeof updateQuestionSchema>) {
+export function updateDraftQuestion(services: DomainServices, caller: Caller, questionId: string, changes: z.output<typeof updateQuestionSchema>) {
   return editDraftBank(services, caller, 'question.update', (steps) => {
     const { question } = findQuestion(steps, questionId);
     const before = { ...question };
@@ -73,7 +78,7 @@ export function updateDraftQuestion(services: Services, caller: Caller, question
 }
 
 /** Adds a question with a new id, never reused: answers of removed questions keep theirs. */
-export function addDraftQuestion(services: Services, caller: Caller, { stepKey, position, question }: z.output<typeof addQuestionSchema>) {
+export function addDraftQuestion(services: DomainServices, caller: Caller, { stepKey, position, question }: z.output<typeof addQuestionSchema>) {
   const id = `q_${randomBytes(6).toString('hex')}`;
   return editDraftBank(services, caller, 'question.add', (steps) => {
     const step = findStep(steps, stepKey);
@@ -83,7 +88,7 @@ export function addDraftQuestion(services: Services, caller: Caller, { stepKey, 
 }
 
 /** Deactivates a question (kept, with its answers, but no longer asked) or makes it active again. */
-export function setDraftQuestionActive(services: Services, caller: Caller, questionId: string, active: boolean) {
+export function setDraftQuestionActive(services: DomainServices, caller: Caller, questionId: string, active: boolean) {
   return editDraftBank(services, caller, active ? 'question.activate' : 'question.deactivate', (steps) => {
     const { question } = findQuestion(steps, questionId);
     if (active) delete question.active;
@@ -92,7 +97,7 @@ export function setDraftQuestionActive(services: Services, caller: Caller, quest
   });
 }
 
-export function addDraftStep(services: Services, caller: Caller, { key, title, intro, position }: z.output<typeof addStepSchema>) {
+export function addDraftStep(services: DomainServices, caller: Caller, { key, title, intro, position }: z.output<typeof addStepSchema>) {
   return editDraftBank(services, caller, 'step.add', (steps) => {
     if (steps.some((step) => step.key === key)) throw conflict(`Step ${key} already exists`);
     steps.splice(position ?? steps.length, 0, { key, title, intro, questions: [] });
@@ -100,7 +105,7 @@ export function addDraftStep(services: Services, caller: Caller, { key, title, i
   });
 }
 
-export function updateDraftStep(services: Services, caller: Caller, stepKey: string, changes: z.output<typeof updateStepSchema>) {
+export function updateDraftStep(services: DomainServices, caller: Caller, stepKey: string, changes: z.output<typeof updateStepSchema>) {
   return editDraftBank(services, caller, 'step.update', (steps) => {
     const step = findStep(steps, stepKey);
     const before = { title: step.title, intro: step.intro };
@@ -110,7 +115,7 @@ export function updateDraftStep(services: Services, caller: Caller, stepKey: str
 }
 
 /** Puts a step's questions in a new order; the list must hold every question of the step once. */
-export function reorderDraftStep(services: Services, caller: Caller, stepKey: string, questionIds: string[]) {
+export function reorderDraftStep(services: DomainServices, caller: Caller, stepKey: string, questionIds: string[]) {
   return editDraftBank(services, caller, 'step.reorder', (steps) => {
     const step = findStep(steps, stepKey);
     const current = step.questions.map((q) => q.id);
@@ -123,7 +128,7 @@ export function reorderDraftStep(services: Services, caller: Caller, stepKey: st
 }
 
 /** Throws the draft away (the next edit clones the published version again). */
-export async function discardDraftBank({ storage }: Services, caller: Caller): Promise<void> {
+export async function discardDraftBank({ storage }: DomainServices, caller: Caller): Promise<void> {
   await storage.db.transaction(async (tx) => {
     const removed = await tx.delete(questionBankVersions).where(eq(questionBankVersions.status, 'draft')).returning({ version: questionBankVersions.version });
     await recordAudit(tx, caller, { action: 'questionBank.discard', targetType: 'questionBank', targetId: removed[0] ? String(removed[0].version) : null });
@@ -131,7 +136,7 @@ export async function discardDraftBank({ storage }: Services, caller: Caller): P
 }
 
 /** The published bank, the draft, what publishing would change, and every version. */
-export async function bankVersionsOverview({ storage }: Services) {
+export async function bankVersionsOverview({ storage }: DomainServices) {
   const rows = await storage.db.select().from(questionBankVersions);
   const published = rows.find((row) => row.status === 'published');
   const draft = rows.find((row) => row.status === 'draft');

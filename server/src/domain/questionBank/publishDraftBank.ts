@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { questionBankSchema, schoolYearTerm } from '@csp/shared';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
 import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
@@ -9,7 +9,11 @@ import { recordAudit, type Caller } from '../audit/recordAudit.ts';
  * Publish: the published version is archived, the draft becomes published (optionally pinned to a
  * school year), and a new draft is cloned from it.
  */
-export async function publishDraftBank(services: Services, caller: Caller, schoolYear: string | undefined): Promise<{ version: number; draftVersion: number }> {
+export async function publishDraftBank(
+  services: DomainServices,
+  caller: Caller,
+  schoolYear: string | undefined,
+): Promise<{ version: number; draftVersion: number }> {
   const db = services.storage.db;
   const result = await db.transaction(async (tx) => {
     const [draft] = await tx.select().from(questionBankVersions).where(eq(questionBankVersions.status, 'draft')).for('update');

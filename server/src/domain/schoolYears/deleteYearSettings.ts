@@ -1,5 +1,5 @@
 import { eq, sql } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { plans, schoolYearSettings } from '../../storage/schema.ts';
 import { conflict, notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
@@ -8,7 +8,7 @@ import { recordAudit, type Caller } from '../audit/recordAudit.ts';
  * Super Admin: removes a year's settings that no plan uses, such as a stray label stored by
  * mistake. A year with plans keeps its settings (they archive and pin its plans).
  */
-export async function deleteYearSettings(services: Services, caller: Caller, schoolYear: string): Promise<void> {
+export async function deleteYearSettings(services: DomainServices, caller: Caller, schoolYear: string): Promise<void> {
   await services.storage.db.transaction(async (tx) => {
     const [used] = await tx
       .select({ count: sql<number>`count(*)::int` })

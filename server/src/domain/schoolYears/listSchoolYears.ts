@@ -1,7 +1,7 @@
 import { ne, sql } from 'drizzle-orm';
 import { currentSchoolYear } from '@csp/shared';
 import type { YearList } from '@csp/shared/api/schoolYears';
-import type { BaseServices } from '../../services.ts';
+import type { BaseDomainServices } from '../domainServices.ts';
 import { plans, questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
 
 /**
@@ -9,7 +9,7 @@ import { plans, questionBankVersions, schoolYearSettings } from '../../storage/s
  * query, however many schools), and the bank versions a year may pin (published or archived).
  * A year without stored settings shows the defaults it would get: live, the published bank.
  */
-export async function listSchoolYears({ storage, banks }: BaseServices): Promise<YearList> {
+export async function listSchoolYears({ storage, banks }: BaseDomainServices): Promise<YearList> {
   const db = storage.db;
   const [stored, counts, versions] = await Promise.all([
     db

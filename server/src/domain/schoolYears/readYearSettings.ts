@@ -1,12 +1,12 @@
 import { desc, eq, sql } from 'drizzle-orm';
 import { isAcceptedSchoolYear, latestSchoolYear, nextSchoolYear, schoolYearTerm } from '@csp/shared';
 import type { YearSettings } from '@csp/shared/api/schoolYears';
-import type { BaseServices } from '../../services.ts';
+import type { BaseDomainServices } from '../domainServices.ts';
 import { plans, schoolYearSettings } from '../../storage/schema.ts';
 import { shiftDeadlines } from './setUpNextYear.ts';
 
 /** A year's settings (defaults when none are stored), its plan counts and the coming cycle. */
-export async function readYearSettings({ storage, banks }: BaseServices, schoolYear: string): Promise<YearSettings> {
+export async function readYearSettings({ storage, banks }: BaseDomainServices, schoolYear: string): Promise<YearSettings> {
   const db = storage.db;
   const [[stored], [counts], years] = await Promise.all([
     db.select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, schoolYear)).limit(1),

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import { isAcceptedSchoolYear, latestSchoolYear, nextSchoolYear, schoolYearTerm, type Deadline } from '@csp/shared';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { schoolYearSettings } from '../../storage/schema.ts';
 import { invalidInput, conflict, notFound } from '../../errors.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
@@ -22,7 +22,7 @@ export function shiftDeadlines(deadlines: Deadline[]): Deadline[] {
  * term, the same pinned bank and district goals, deadlines a year later. Plans and the source
  * year are left as they are; existing next-year settings are a 409.
  */
-export async function setUpNextYear(services: Services, caller: Caller, fromYear: string | undefined): Promise<YearSettingsRow> {
+export async function setUpNextYear(services: DomainServices, caller: Caller, fromYear: string | undefined): Promise<YearSettingsRow> {
   const db = services.storage.db;
   // Without a named year: the latest accepted one (a stray label stored before labels were checked is skipped).
   const sourceYear =

@@ -1,6 +1,6 @@
 import { eq } from 'drizzle-orm';
 import type { Deadline, DistrictGoal } from '@csp/shared';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
 import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
@@ -15,7 +15,7 @@ export interface YearSettingsChanges {
 }
 
 /** Super Admin: archive or un-archive a year, pin a published bank version, set deadlines and goals. */
-export async function updateYearSettings(services: Services, caller: Caller, schoolYear: string, changes: YearSettingsChanges): Promise<YearSettingsRow> {
+export async function updateYearSettings(services: DomainServices, caller: Caller, schoolYear: string, changes: YearSettingsChanges): Promise<YearSettingsRow> {
   const db = services.storage.db;
   if (changes.questionBankVersion !== undefined) {
     const [version] = await db
@@ -26,7 +26,7 @@ export async function updateYearSettings(services: Services, caller: Caller, sch
   }
   const before = await ensureYearSettings(db, services.banks, schoolYear);
   const fields = Object.fromEntries(Object.entries(changes).filter(([, value]) => value !== undefined)) as YearSettingsChanges;
-  const updated = await db.transaction(async (tx) => {
+  const updated = await services.events.transaction(async (tx, record) => {
     const [row] = await tx
       .update(schoolYearSettings)
       .set({ ...fields, updatedAt: new Date() })
@@ -39,9 +39,10 @@ export async function updateYearSettings(services: Services, caller: Caller, sch
       targetId: schoolYear,
       summary: { before: summaryBefore, after: fields },
     });
+    // Archiving makes open editors read-only; un-archiving makes them writable again.
+    if (fields.archived !== undefined && fields.archived !== before.archived)
+      record({ type: 'schoolYear.archiveChanged', schoolYear, archived: fields.archived });
     return row!;
   });
-  // Archiving makes open editors read-only; un-archiving makes them writable again.
-  if (fields.archived !== undefined && fields.archived !== before.archived) services.realtime.accessChanged({ all: true });
   return updated;
 }

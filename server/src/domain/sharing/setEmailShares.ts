@@ -1,12 +1,16 @@
 import type { DomainServices } from '../domainServices.ts';
 import type { Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 import { writePlanAccess } from './writePlanAccess.ts';
 
-/** The Super Admin's e-mail share (the route's guard): replaces the plan's `sharedWithEmails`. */
-export async function setEmailShares(services: DomainServices, caller: Caller, context: PlanContext, emails: string[]): Promise<string[]> {
-  authorize(context.actor, 'writePlan', context);
+/** The Super Admin's e-mail share: replaces the plan's `sharedWithEmails`. */
+export async function setEmailShares(
+  services: DomainServices,
+  caller: Authorized<Caller, 'administerDistrict'>,
+  context: Authorized<PlanContext, 'writePlan'>,
+  emails: string[],
+): Promise<string[]> {
   const sharedWithEmails = [...new Set(emails)];
   await writePlanAccess(services, caller, context, {
     set: { sharedWithEmails },

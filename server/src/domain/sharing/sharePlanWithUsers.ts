@@ -5,17 +5,15 @@ import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { stepKeysOf } from '../questionBank/bankCatalog.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
 /** Shares (or re-shares) a plan with users: `view` or `edit`, limited to `sections` (empty: every step). */
 export async function sharePlanWithUsers(
   services: DomainServices,
   caller: Caller,
-  context: PlanContext,
+  context: Authorized<PlanContext, 'sharePlan' | 'writePlan'>,
   input: { userIds: string[]; permissions: 'view' | 'edit'; sections: string[] },
 ): Promise<string[]> {
-  authorize(caller.auth.actor, 'sharePlan', context);
-  authorize(context.actor, 'writePlan', context);
   const stepKeys = stepKeysOf(await services.banks.resolve(context.plan.questionBankVersion));
   const unknown = input.sections.filter((key) => !stepKeys.includes(key));
   if (unknown.length) throw invalidInput(`Unknown sections: ${unknown.join(', ')}`);

@@ -6,7 +6,7 @@ import { invalidInput } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
 import type { PlanRow } from '../../storage/rows.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
 /** Principals who can receive a plan: active, level 4, not demo users. */
 export function transferCandidates({ storage }: Pick<DomainServices, 'storage'>) {
@@ -17,9 +17,13 @@ export function transferCandidates({ storage }: Pick<DomainServices, 'storage'>)
     .orderBy(users.schoolName, users.email);
 }
 
-/** Super Admin (the route's guard): a new owner (an active principal) takes the plan; owner and principal fields follow, history grows. */
-export async function transferOwnership(services: DomainServices, caller: Caller, context: PlanContext, newOwnerEmail: string): Promise<PlanRow> {
-  authorize(context.actor, 'writePlan', context);
+/** Super Admin: a new owner (an active principal) takes the plan; owner and principal fields follow, history grows. */
+export async function transferOwnership(
+  services: DomainServices,
+  caller: Authorized<Caller, 'administerDistrict'>,
+  context: Authorized<PlanContext, 'writePlan'>,
+  newOwnerEmail: string,
+): Promise<PlanRow> {
   const db = services.storage.db;
   const [newOwner] = await db.select().from(users).where(eq(users.email, newOwnerEmail)).limit(1);
   if (!newOwner || newOwner.level !== LEVEL.principal || !newOwner.isActive || newOwner.isDemo) {

@@ -1,14 +1,18 @@
 import { and, eq, inArray } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { planShares } from '../../storage/schema.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { PlanContext } from '../plans/loadPlan.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
 /** Removes shares; returns the ids that had one. */
-export async function unsharePlan(services: Services, caller: Caller, context: PlanContext, userIds: string[]): Promise<string[]> {
-  authorize(caller.auth.actor, 'sharePlan', context);
-  const removed = await services.storage.db.transaction(async (tx) => {
+export async function unsharePlan(
+  services: DomainServices,
+  caller: Caller,
+  context: Authorized<PlanContext, 'sharePlan'>,
+  userIds: string[],
+): Promise<string[]> {
+  return services.events.transaction(async (tx, record) => {
     const removed = await tx
       .delete(planShares)
       .where(and(eq(planShares.formId, context.plan.id), inArray(planShares.userId, userIds)))
@@ -19,8 +23,7 @@ export async function unsharePlan(services: Services, caller: Caller, context: P
       targetId: context.plan.id,
       summary: { userIds: removed.map((r) => r.userId) },
     });
+    record({ type: 'plan.unshared', formId: context.plan.id, userIds: removed.map((r) => r.userId) });
     return removed.map((r) => r.userId);
   });
-  services.realtime.accessChanged({ formId: context.plan.id });
-  return removed;
 }

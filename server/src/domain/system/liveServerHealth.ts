@@ -1,5 +1,10 @@
 import type { CollaborationHealth, RealtimeHealth } from '@csp/shared/api/health';
-import type { Services } from '../../services.ts';
+
+/** What this process's realtime gateway and collaboration server report (the System page). */
+export interface LiveServers {
+  realtime(): RealtimeHealth;
+  collaboration(): Omit<CollaborationHealth, 'status'>;
+}
 
 /**
  * The realtime gateway and the collaboration server of this process. Both work alone on one
@@ -7,7 +12,7 @@ import type { Services } from '../../services.ts';
  * while Redis does not answer (or the gateway's adapter is not connected).
  */
 export function liveServerHealth(
-  { liveServers }: Pick<Services, 'liveServers'>,
+  { liveServers }: { liveServers: LiveServers },
   redis: 'ok' | 'error' | 'not configured',
 ): { realtime: RealtimeHealth; collaboration: CollaborationHealth } {
   const realtime = liveServers.realtime();

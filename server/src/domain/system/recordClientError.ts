@@ -1,10 +1,14 @@
 import type { ClientErrorReport } from '@csp/shared/api/public';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { clientErrors } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 
 /** Keeps a browser's error report (and logs it) so a bug seen by a person reaches the developers. */
-export async function recordClientError({ storage, logger }: Services, report: ClientErrorReport, from: { ip: string; userAgent: string }): Promise<string> {
+export async function recordClientError(
+  { storage, logger }: DomainServices,
+  report: ClientErrorReport,
+  from: { ip: string; userAgent: string },
+): Promise<string> {
   const id = newId();
   await storage.db.insert(clientErrors).values({
     id,

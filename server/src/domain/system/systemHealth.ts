@@ -1,7 +1,7 @@
 import { sql } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { appVersion } from './appVersion.ts';
-import { liveServerHealth } from './liveServerHealth.ts';
+import { liveServerHealth, type LiveServers } from './liveServerHealth.ts';
 import { mailHealth } from '../mail/mailHealth.ts';
 
 async function probe(check: () => Promise<void>): Promise<'ok' | 'error'> {
@@ -14,7 +14,7 @@ async function probe(check: () => Promise<void>): Promise<'ok' | 'error'> {
 }
 
 /** Whether the database and (when configured) Redis answer: what a load balancer asks. */
-export async function probeHealth({ storage, kv }: Services) {
+export async function probeHealth({ storage, kv }: DomainServices) {
   const [database, redis] = await Promise.all([
     probe(() => storage.ping()),
     kv.kind === 'redis' ? probe(() => kv.ping()) : Promise.resolve('not configured' as const),
@@ -26,7 +26,7 @@ export async function probeHealth({ storage, kv }: Services) {
  * For Super Admins: the same probes plus record counts, the applied migrations, this process's
  * figures, its realtime gateway and collaboration server, and the application's version.
  */
-export async function systemHealth(services: Services) {
+export async function systemHealth(services: DomainServices & { liveServers: LiveServers }) {
   const { storage } = services;
   const { healthy, database, redis, store } = await probeHealth(services);
   const [counts] = await storage.rows<Record<string, number>>(sql`select

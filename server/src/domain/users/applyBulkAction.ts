@@ -1,11 +1,11 @@
 import { eq, inArray } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { users } from '../../storage/schema.ts';
 import { invalidateUserSessions } from '../../auth/sessions.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { BulkAction } from '@csp/shared/api/users';
 import type { UserRow } from '../../storage/rows.ts';
-import { can } from '../../policy/index.ts';
+import type { Checks } from '../../policy/authorize.ts';
 
 export interface BulkResult {
   userId: string;
@@ -31,10 +31,16 @@ function changeFor(action: BulkAction, target: UserRow): Partial<Pick<UserRow, '
 }
 
 /** Applies one action to every id the caller may manage, and reports each id's outcome. */
-export async function applyBulkAction(services: Services, caller: Caller, userIds: string[], action: BulkAction): Promise<BulkResult[]> {
+export async function applyBulkAction(
+  services: DomainServices,
+  caller: Caller,
+  checks: Checks<'manageUser' | 'giveLevel'>,
+  userIds: string[],
+  action: BulkAction,
+): Promise<BulkResult[]> {
   const actor = caller.auth.actor;
   const ids = [...new Set(userIds)];
-  const results = await services.storage.db.transaction(async (tx) => {
+  const results = await services.events.transaction(async (tx, record) => {
     const targets = new Map((await tx.select().from(users).where(inArray(users.id, ids)).for('update')).map((u) => [u.id, u]));
     const outcome: BulkResult[] = [];
     const changes: { userId: string; email: string; before: Record<string, unknown>; after: Record<string, unknown> | null }[] = [];
@@ -48,7 +54,7 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
         outcome.push({ userId, success: false, error: 'You cannot change your own account' });
         continue;
       }
-      if (!can(actor, 'manageUser', target)) {
+      if (!checks.allows('manageUser', target)) {
         outcome.push({ userId, success: false, error: 'Access denied' });
         continue;
       }
@@ -59,7 +65,7 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
         changes.push({ userId, email: target.email, before: { level: target.level, isActive: target.isActive, schoolName: target.schoolName }, after: null });
         continue;
       }
-      if (change.level !== undefined && change.level !== target.level && !can(actor, 'giveLevel', change.level)) {
+      if (change.level !== undefined && change.level !== target.level && !checks.allows('giveLevel', change.level)) {
         outcome.push({ userId, success: false, error: `You cannot promote to level ${change.level}` });
         continue;
       }
@@ -80,10 +86,14 @@ export async function applyBulkAction(services: Services, caller: Caller, userId
       targetType: 'user',
       summary: { changes, refused: outcome.filter((r) => !r.success).map((r) => ({ userId: r.userId, error: r.error })) },
     });
+    const applied = outcome.filter((r) => r.success).map((r) => r.userId);
+    if (applied.length) record({ type: 'users.changed', userIds: applied, endedSessions: [] });
     return outcome;
   });
-  const applied = results.filter((r) => r.success).map((r) => r.userId);
-  if (action === 'deactivate') await invalidateUserSessions(services, applied);
-  if (applied.length) services.realtime.accessChanged({ userIds: applied });
+  if (action === 'deactivate')
+    await invalidateUserSessions(
+      services,
+      results.filter((r) => r.success).map((r) => r.userId),
+    );
   return results;
 }

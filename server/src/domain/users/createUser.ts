@@ -1,11 +1,11 @@
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { isUniqueViolation } from '../../storage/errors.ts';
 import { conflict } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import type { UserRow } from '../../storage/rows.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Authorized } from '../../policy/authorize.ts';
 
 export interface NewUser {
   name: string;
@@ -16,11 +16,12 @@ export interface NewUser {
   isActive?: boolean;
 }
 
-/** Creates a user the caller may create; an existing e-mail is a 409. */
-export async function createUser({ storage }: Services, caller: Caller, input: NewUser): Promise<UserRow> {
-  const actor = caller.auth.actor;
-  authorize(actor, 'createUserAtLevel', input.level);
-  authorize(actor, 'createUserForSchool', input.schoolName);
+/** Creates a user at a level and school the entry point authorized; an existing e-mail is a 409. */
+export async function createUser(
+  { storage }: DomainServices,
+  caller: Caller,
+  input: Authorized<NewUser, 'createUserAtLevel' | 'createUserForSchool'>,
+): Promise<UserRow> {
   try {
     return await storage.db.transaction(async (tx) => {
       const [created] = await tx

@@ -1,16 +1,16 @@
 import { eq } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { users } from '../../storage/schema.ts';
 import { notFound } from '../../errors.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
-import { authorize } from '../../policy/index.ts';
+import type { Checks } from '../../policy/authorize.ts';
 
-/** Deletes a user the caller may manage; their sessions go with the row (the gate reads it each request). */
-export async function deleteUser(services: Services, caller: Caller, userId: string): Promise<void> {
-  await services.storage.db.transaction(async (tx) => {
+/** Deletes a user the caller may manage (`manageUser` on the row locked for the change); their sessions go with the row (the gate reads it each request). */
+export async function deleteUser(services: DomainServices, caller: Caller, checks: Checks<'manageUser'>, userId: string): Promise<void> {
+  await services.events.transaction(async (tx, record) => {
     const [target] = await tx.select().from(users).where(eq(users.id, userId)).for('update');
     if (!target) throw notFound('User not found');
-    authorize(caller.auth.actor, 'manageUser', target);
+    checks.require('manageUser', target);
     await tx.delete(users).where(eq(users.id, userId));
     await recordAudit(tx, caller, {
       action: 'user.delete',
@@ -18,6 +18,6 @@ export async function deleteUser(services: Services, caller: Caller, userId: str
       targetId: userId,
       summary: { before: { email: target.email, level: target.level, schoolName: target.schoolName } },
     });
+    record({ type: 'users.changed', userIds: [userId], endedSessions: [] });
   });
-  services.realtime.accessChanged({ userIds: [userId] });
 }

@@ -1,10 +1,10 @@
 import { inArray } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
 import { recordAudit, type Caller } from '../audit/recordAudit.ts';
 import { importRowSchema, type ImportRow } from '@csp/shared/api/users';
-import { can } from '../../policy/index.ts';
+import type { Checks } from '../../policy/authorize.ts';
 
 export interface ImportResult {
   row: number;
@@ -17,8 +17,7 @@ export interface ImportResult {
  * Creates or updates users row by row (Super Admin). Every row is validated; an invalid row
  * writes nothing and is reported, the valid ones are applied.
  */
-export async function importUsers(services: Services, caller: Caller, rows: unknown[]): Promise<ImportResult[]> {
-  const { storage } = services;
+export async function importUsers(services: DomainServices, caller: Caller, checks: Checks<'manageUser'>, rows: unknown[]): Promise<ImportResult[]> {
   const results: ImportResult[] = [];
   const valid: { row: number; data: ImportRow }[] = [];
   const seen = new Set<string>();
@@ -43,7 +42,7 @@ export async function importUsers(services: Services, caller: Caller, rows: unkn
 
   const changes: { email: string; before: Record<string, unknown> | null; after: Record<string, unknown> }[] = [];
   const updatedIds: string[] = [];
-  await storage.db.transaction(async (tx) => {
+  await services.events.transaction(async (tx, record) => {
     const emails = valid.map((v) => v.data.email);
     const existing = new Map(emails.length ? (await tx.select().from(users).where(inArray(users.email, emails)).for('update')).map((u) => [u.email, u]) : []);
     for (const { row, data } of valid) {
@@ -52,7 +51,7 @@ export async function importUsers(services: Services, caller: Caller, rows: unkn
         await tx.insert(users).values({ id: newId(), ...data, title: data.title ?? null });
         results.push({ row, email: data.email, status: 'created' });
         changes.push({ email: data.email, before: null, after: { name: data.name, level: data.level, schoolName: data.schoolName } });
-      } else if (!can(caller.auth.actor, 'manageUser', current)) {
+      } else if (!checks.allows('manageUser', current)) {
         results.push({ row, email: data.email, status: 'error', error: 'Access denied' });
       } else {
         await tx
@@ -80,8 +79,8 @@ export async function importUsers(services: Services, caller: Caller, rows: unkn
       targetType: 'user',
       summary: { rows: rows.length, created: count('created'), updated: count('updated'), errors: count('error'), changes },
     });
+    // An updated level or school changes what the user may do now, also in open sessions and editors.
+    if (updatedIds.length) record({ type: 'users.changed', userIds: updatedIds, endedSessions: [] });
   });
-  // An updated level or school changes what the user may do now, also in open sessions and editors.
-  if (updatedIds.length) services.realtime.accessChanged({ userIds: updatedIds });
   return results.sort((a, b) => a.row - b.row);
 }

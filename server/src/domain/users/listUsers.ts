@@ -1,5 +1,5 @@
 import { and, asc, desc, eq, ilike, inArray, isNotNull, isNull, lt, or, sql, type SQL } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { planShares, users } from '../../storage/schema.ts';
 
 import type { AssignedForm } from '@csp/shared/api/users';
@@ -41,7 +41,7 @@ const SORT_COLUMNS = {
 } as const;
 
 /** The users an administrator sees, filtered inside that scope (filters only narrow it), paged. */
-export async function listUsers({ storage }: Services, actor: UserRow, query: UserListQuery): Promise<UserListing> {
+export async function listUsers({ storage }: DomainServices, actor: UserRow, query: UserListQuery): Promise<UserListing> {
   const filters: SQL[] = scopeOf(actor);
   if (query.schoolName) filters.push(eq(users.schoolName, query.schoolName));
   if (query.q) {
@@ -95,7 +95,7 @@ export async function listUsers({ storage }: Services, actor: UserRow, query: Us
 }
 
 /** The schools an administrator may filter by: every school with users for a Super Admin, the own school for a principal. */
-export async function listUserSchools({ storage }: Services, actor: UserRow): Promise<string[]> {
+export async function listUserSchools({ storage }: DomainServices, actor: UserRow): Promise<string[]> {
   const scope = visibleUsersOf(actor);
   if (scope) return [scope.schoolName];
   const rows = await storage.db.selectDistinct({ schoolName: users.schoolName }).from(users).orderBy(asc(users.schoolName));

@@ -1,5 +1,5 @@
 import { and, eq, or, sql } from 'drizzle-orm';
-import type { Services } from '../../services.ts';
+import type { DomainServices } from '../domainServices.ts';
 import { auditLogs, users } from '../../storage/schema.ts';
 import type { Paging } from '../../storage/paging.ts';
 import { auditLogPage } from '../audit/queryAuditLog.ts';
@@ -9,7 +9,7 @@ import { auditLogPage } from '../audit/queryAuditLog.ts';
  * to the user alone (`targetId`), and the bulk actions and imports that touched the user among
  * others (their summaries name each user changed or refused, by id, or by e-mail for imports).
  */
-export async function userAuditTrail({ storage }: Services, userId: string, paging: Paging) {
+export async function userAuditTrail({ storage }: DomainServices, userId: string, paging: Paging) {
   const [user] = await storage.db.select({ email: users.email }).from(users).where(eq(users.id, userId)).limit(1);
   const contains = (fragment: object) => sql`${auditLogs.summary} @> ${JSON.stringify(fragment)}::jsonb`;
   const where = or(
