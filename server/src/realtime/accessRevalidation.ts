@@ -1,6 +1,6 @@
 import type { DomainEvent, EventOf } from '../domain/events.ts';
 import type { EventSubscriber } from '../events/dispatcher.ts';
-import type { AccessScope } from './events.ts';
+import type { AccessScope } from '../auth/accessScope.ts';
 
 const thePlan = ({ formId }: { formId: string }): AccessScope => ({ formId });
 const everyone = (): AccessScope => ({ all: true });
