@@ -29,7 +29,7 @@ export interface RealtimeEvents {
 }
 
 /** What each plan-room event carries besides the `formId` the gateway adds: the shared event schemas. */
-export interface PlanEventPayloads {
+interface PlanEventPayloads {
   presence: Omit<PresenceEvent, 'formId'>;
   lock: Omit<LockEvent, 'formId'>;
   comment: Omit<CommentEvent, 'formId'>;
@@ -37,10 +37,10 @@ export interface PlanEventPayloads {
   flag: Omit<FlagEvent, 'formId'>;
   'step:saved': Omit<StepSavedEvent, 'formId'>;
 }
-export type PlanEventName = keyof PlanEventPayloads;
+type PlanEventName = keyof PlanEventPayloads;
 
-export interface UserEventPayloads {
+interface UserEventPayloads {
   notification: NotificationEvent;
   rollover: RolloverEvent;
 }
-export type UserEventName = keyof UserEventPayloads;
+type UserEventName = keyof UserEventPayloads;

@@ -3,11 +3,11 @@ import { AppError, type ErrorKind } from '../errors.ts';
 import type { Logger } from '../logger.ts';
 
 /** An acknowledgement: `{ ok: true, ... }`, or a refusal with its message and the error's kind as `code`. */
-export type SocketReply = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string; code: ErrorKind | 'internal' };
+type SocketReply = ({ ok: true } & Record<string, unknown>) | { ok: false; error: string; code: ErrorKind | 'internal' };
 type Ack = (reply: SocketReply) => void;
 
 /** The one place an error becomes a socket's answer, as `errors.ts`'s kinds become HTTP statuses in http/errors.ts. */
-export function refusalOf(error: unknown): SocketReply {
+function refusalOf(error: unknown): SocketReply {
   if (error instanceof AppError) return { ok: false, error: error.message, code: error.kind };
   return { ok: false, error: 'Internal error', code: 'internal' };
 }
