@@ -1,7 +1,8 @@
 import type { RateLimits } from './http/rateLimits.ts';
 import type { SessionCache } from './auth/sessionCache.ts';
 import type { BaseDomainServices, DomainServices } from './domain/domainServices.ts';
-import type { LiveDocuments, RealtimeEvents } from './realtime/events.ts';
+import type { RealtimeEvents } from './realtime/events.ts';
+import type { LiveDocuments } from './collab/liveDocuments.ts';
 import type { LiveServers } from './domain/system/liveServerHealth.ts';
 
 /** The process-level parts every route, the realtime gateway and the collaboration server may use; built once by `startServer`. */

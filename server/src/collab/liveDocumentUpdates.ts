@@ -1,6 +1,6 @@
 import type { WrittenAnswers, Writer } from '../domain/events.ts';
 import type { EventSubscriber } from '../events/dispatcher.ts';
-import type { LiveDocuments } from '../realtime/events.ts';
+import type { LiveDocuments } from './liveDocuments.ts';
 
 /**
  * Answers written through the API (a step save, a copy's fill) reach the step's live document

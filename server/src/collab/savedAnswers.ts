@@ -2,7 +2,7 @@ import type { Hocuspocus } from '@hocuspocus/server';
 import type * as Y from 'yjs';
 import { collabDocumentName, writeAnswers, writeCompleted } from '@csp/shared';
 import type { Logger } from '../logger.ts';
-import type { SavedAnswers } from '../realtime/events.ts';
+import type { SavedAnswers } from './liveDocuments.ts';
 
 /**
  * A REST save by someone not editing live (a script, a stale tab) reaches the step's live

@@ -10,7 +10,7 @@ import { collabUpdates } from '../storage/schema.ts';
  * per edit, a narrower one a statement per event-loop turn (at 1,000 editors about 30 per second
  * against 20).
  */
-export const APPEND_WINDOW_MS = 50;
+const APPEND_WINDOW_MS = 50;
 /** Rows of one INSERT: two parameters each, far below PostgreSQL's 65,535. */
 const APPEND_BATCH_MAX = 1_000;
 

@@ -7,7 +7,7 @@ import type { RecentPlanSteps } from './plans/recentPlanSteps.ts';
 import type { DomainEvents } from './events.ts';
 
 /** Whether someone edits a step live right now: the collaboration server knows. */
-export interface LiveEditing {
+interface LiveEditing {
   isLiveEditor(formId: string, stepKey: string, userId: string): Promise<boolean>;
 }
 

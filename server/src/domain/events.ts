@@ -30,7 +30,7 @@ export interface WrittenAnswers {
 export type WriteOrigin = { kind: 'restore'; revisionId: string | null } | { kind: 'copy' };
 
 /** A session that ended: its deny entry lasts until `expiresAt` (null: the longest a session lives). */
-export interface EndedSession {
+interface EndedSession {
   id: string;
   expiresAt: Date | null;
 }

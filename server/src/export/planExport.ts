@@ -31,7 +31,7 @@ export interface ExportQuestion {
   answer: ExportAnswer;
 }
 
-export interface ExportStep {
+interface ExportStep {
   number: number;
   key: string;
   /** "Step N: <title>" */
@@ -42,7 +42,7 @@ export interface ExportStep {
 }
 
 /** Who did something to the plan and when; either may be unknown (older or seeded plans). */
-export interface RecordEvent {
+interface RecordEvent {
   by: string | null;
   at: Date | null;
 }
@@ -139,7 +139,7 @@ function formatLoose(answer: Answer): ExportAnswer {
   return { kind: 'text', text: clean(JSON.stringify(answer)) };
 }
 
-export interface StepState {
+interface StepState {
   data: StepAnswers;
   completed: boolean;
   lastUpdated: Date | null;
@@ -233,7 +233,7 @@ const person = (user: { name: string; email: string } | undefined, email: string
 const nameOf = (user: { name: string | null; email: string | null } | undefined): string | null => user?.name?.trim() || user?.email || null;
 
 /** Answers to print instead of the plan's current ones: a past version of the plan. */
-export interface ExportVersion {
+interface ExportVersion {
   /** Printed under the title, e.g. "Version: Submitted on November 28, 2026". */
   label: string;
   steps: Record<string, { data: StepAnswers; completed: boolean }>;

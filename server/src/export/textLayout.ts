@@ -14,14 +14,14 @@ type BidiFactory = typeof import('bidi-js').default;
 const bidiFactory = (typeof bidiModule === 'function' ? bidiModule : (bidiModule as { default: BidiFactory }).default) as BidiFactory;
 const bidi = bidiFactory();
 
-export interface TextStyle {
+interface TextStyle {
   /** Font size in points. */
   size: number;
   bold?: boolean;
 }
 
 /** A piece of one line set in one face, in visual (left-to-right drawing) order within its line. */
-export interface LineSegment {
+interface LineSegment {
   /** The characters in text order; a right-to-left segment is reversed by the shaper when drawn. */
   text: string;
   script: Script;
@@ -46,7 +46,7 @@ export interface LaidLine {
 export type Measure = (script: Script, bold: boolean, text: string, size: number) => number;
 
 /** Right-to-left text is shaped (and so measured) as one run; other text word by word. */
-export const wholeRun = (script: Script, text: string) => RTL_SCRIPTS.has(script) && hasRtl(text);
+const wholeRun = (script: Script, text: string) => RTL_SCRIPTS.has(script) && hasRtl(text);
 
 const defaultMeasure: Measure = (script, bold, text, size) => (advanceOf(script, bold, text, wholeRun(script, text)) * size) / 1000;
 

@@ -52,7 +52,7 @@ type SmtpError = Error & { code?: string; responseCode?: number };
 const describe = (error: SmtpError) => [error.code, error.responseCode, error.message].filter(Boolean).join(' ').slice(0, 500);
 
 /** The message's own Message-ID, the same at every attempt: a relay that sees it twice may drop the copy. */
-export const messageIdOf = (mail: Pick<OutgoingMail, 'id'>, host: string) => `<${mail.id}@${host}>`;
+const messageIdOf = (mail: Pick<OutgoingMail, 'id'>, host: string) => `<${mail.id}@${host}>`;
 
 /**
  * Sends messages over one SMTP session, in order, telling `onOutcome` about each before the next

@@ -92,6 +92,8 @@ export const planRules = {
   releaseStepLock: rule<{ lockedBy: { userId: string } }>((actor, lock) => lock.lockedBy.userId === actor.id, 'Only the lock holder can release this lock'),
   /** Who is on the plan, and its step locks. */
   seePresence: rule<PlanSubject>((_actor, { access }) => access.presence),
+  /** Hearing the plan's live events (its realtime room): its readers, and those who see its presence. */
+  followPlan: rule<PlanSubject>((_actor, { access }) => access.read || access.presence),
   /** Metadata (school, principal, assignee) changes: the school's principal or a Super Admin. */
   managePlan: rule<PlanSubject>((_actor, { access }) => access.superAdmin || access.principal),
   movePlanToSchool: rule<PlanSubject>((_actor, { access }) => access.superAdmin, 'Only a Super Admin can move a plan to another school'),

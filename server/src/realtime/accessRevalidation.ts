@@ -1,6 +1,6 @@
 import type { DomainEvent, EventOf } from '../domain/events.ts';
 import type { EventSubscriber } from '../events/dispatcher.ts';
-import type { AccessScope } from './events.ts';
+import type { AccessScope } from '../auth/accessScope.ts';
 
 const thePlan = ({ formId }: { formId: string }): AccessScope => ({ formId });
 const everyone = (): AccessScope => ({ all: true });
@@ -11,7 +11,7 @@ const everyone = (): AccessScope => ({ all: true });
  * archive flag and a rollover every connection; previews and sign-outs their sessions; changes to
  * users those users. Every other event leaves open connections as they are.
  */
-export const ACCESS_SCOPES: { [T in DomainEvent['type']]?: (event: EventOf<T>) => AccessScope } = {
+const ACCESS_SCOPES: { [T in DomainEvent['type']]?: (event: EventOf<T>) => AccessScope } = {
   // A plan with the district holds still: its editors' live documents turn read-only (and back when it is returned).
   'plan.statusChanged': ({ plan }) => ({ formId: plan.id }),
   'plan.detailsChanged': thePlan,

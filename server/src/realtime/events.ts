@@ -1,4 +1,3 @@
-/** Who may have lost (or changed) access, so open live connections are checked again. */
 import type {
   CommentEvent,
   FlagEvent,
@@ -9,17 +8,9 @@ import type {
   StatusEvent,
   StepSavedEvent,
 } from '@csp/shared/api/realtime';
-import type { Step, StepAnswers } from '@csp/shared';
 import type { StepLock } from '../domain/plans/stepLocks.ts';
 import type { NotificationRow, Thread } from '../storage/rows.ts';
-
-export interface AccessScope {
-  userIds?: string[];
-  sessionIds?: string[];
-  formId?: string;
-  /** Every connection (a year archived or made live again). */
-  all?: boolean;
-}
+import type { AccessScope } from '../auth/accessScope.ts';
 
 /**
  * What the rest of the server tells connected clients (docs/collaboration.md). Emits cross
@@ -38,7 +29,7 @@ export interface RealtimeEvents {
 }
 
 /** What each plan-room event carries besides the `formId` the gateway adds: the shared event schemas. */
-export interface PlanEventPayloads {
+interface PlanEventPayloads {
   presence: Omit<PresenceEvent, 'formId'>;
   lock: Omit<LockEvent, 'formId'>;
   comment: Omit<CommentEvent, 'formId'>;
@@ -46,29 +37,10 @@ export interface PlanEventPayloads {
   flag: Omit<FlagEvent, 'formId'>;
   'step:saved': Omit<StepSavedEvent, 'formId'>;
 }
-export type PlanEventName = keyof PlanEventPayloads;
+type PlanEventName = keyof PlanEventPayloads;
 
-export interface UserEventPayloads {
+interface UserEventPayloads {
   notification: NotificationEvent;
   rollover: RolloverEvent;
 }
-export type UserEventName = keyof UserEventPayloads;
-
-/** A committed write of a step's answers, as its live document needs it. */
-export interface SavedAnswers {
-  formId: string;
-  step: Step;
-  /** Only the answers the write changed. */
-  answers: StepAnswers;
-  completed: boolean;
-  savedBy: string;
-  /** Read from the live document itself (its record): the document holds these answers already. */
-  fromDocument?: boolean | undefined;
-}
-
-/** After a REST save, the live documents of the step learn the saved answers. */
-export interface LiveDocuments {
-  isLiveEditor(formId: string, stepKey: string, userId: string): Promise<boolean>;
-  /** In the background: the save is already the record. */
-  applySavedAnswers(saved: SavedAnswers): void;
-}
+type UserEventName = keyof UserEventPayloads;

@@ -92,21 +92,23 @@ describe('realtime gateway', () => {
     expect(await realtimeRefusal(server.url, token)).toBe('Unauthorized');
   });
 
-  it('plan:join acks { ok: true } with access and { ok: false, error } without; the refused user gets none of the plan’s events', async () => {
+  it('plan:join acks { ok: true } with access and { ok: false, error, code } without; the refused user gets none of the plan’s events', async () => {
     const formId = await createPlan(admin, 'Join');
     const observer = await socketOf(server, admin, 'admin');
     const outsider = await socketOf(server, teacherRiverside, 'teacher.riverside');
     expect(await observer.request('plan:join', { formId })).toEqual({ ok: true });
 
-    const refused = await outsider.request('plan:join', { formId, stepKey: STEP });
-    expect(refused).toMatchObject({ ok: false, error: expect.any(String) });
-    expect(await outsider.request('plan:join', { formId: 'not-an-id' })).toMatchObject({ ok: false, error: expect.any(String) });
-    expect(await outsider.request('plan:join', { formId: 'f'.repeat(24) })).toMatchObject({ ok: false, error: expect.any(String) });
-    expect(await outsider.request('presence:step', { formId, stepKey: STEP })).toMatchObject({ ok: false });
+    // Each refusal carries its message and the kind of the server's error, as HTTP answers carry a status.
+    const refusal = (code: string) => ({ ok: false, error: expect.any(String), code });
+    expect(await outsider.request('plan:join', { formId, stepKey: STEP })).toEqual(refusal('forbidden'));
+    expect(await outsider.request('plan:join', { formId: 'not-an-id' })).toEqual(refusal('invalid'));
+    expect(await outsider.request('plan:join', { formId: 'f'.repeat(24) })).toEqual(refusal('not-found'));
+    expect(await outsider.request('presence:step', { formId, stepKey: STEP })).toEqual(refusal('conflict'));
+    expect(await outsider.request('presence:step', { formId })).toEqual(refusal('invalid'));
     // Harbor's own plan is refused too (another school).
-    expect(await outsider.request('plan:join', { formId: await formIdOf(principal, HARBOR) })).toMatchObject({ ok: false });
+    expect(await outsider.request('plan:join', { formId: await formIdOf(principal, HARBOR) })).toEqual(refusal('forbidden'));
     // An unknown step of a permitted plan is refused.
-    expect(await observer.request('plan:join', { formId, stepKey: 'noSuchStep' })).toMatchObject({ ok: false, error: expect.any(String) });
+    expect(await observer.request('plan:join', { formId, stepKey: 'noSuchStep' })).toEqual(refusal('not-found'));
 
     // Activity on the plan: presence, a lock and a save, a comment.
     const since = observer.mark();

@@ -1,11 +1,9 @@
 /** The rows the database returns, one type per table the code passes around: domain functions return these, presenters shape them. */
 import type {
   answerRevisions,
-  auditLogs,
   commentReplies,
   comments,
   mailMessages,
-  mailOutbox,
   notifications,
   planShares,
   planSteps,
@@ -27,10 +25,8 @@ export interface Thread {
   replies: CommentReplyRow[];
 }
 export type NotificationRow = typeof notifications.$inferSelect;
-export type MailItemRow = typeof mailOutbox.$inferSelect;
 export type MailMessageRow = typeof mailMessages.$inferSelect;
 export type YearSettingsRow = typeof schoolYearSettings.$inferSelect;
-export type AuditLogRow = typeof auditLogs.$inferSelect;
 export type AnswerRevisionRow = typeof answerRevisions.$inferSelect;
 export type PlanVersionRow = typeof planVersions.$inferSelect;
 

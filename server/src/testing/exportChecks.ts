@@ -143,8 +143,8 @@ export function comparable(text: string, looseBrackets = false): string {
   return result.replace(/\s+/g, ' ').trim();
 }
 
-export type ExpectedAnswer = { kind: 'blank' } | { kind: 'text'; text: string } | { kind: 'table'; headers: string[]; rows: string[][] };
-export interface ExpectedQuestion {
+type ExpectedAnswer = { kind: 'blank' } | { kind: 'text'; text: string } | { kind: 'table'; headers: string[]; rows: string[][] };
+interface ExpectedQuestion {
   id: string;
   label: string;
   answer: ExpectedAnswer;

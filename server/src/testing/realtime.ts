@@ -6,7 +6,7 @@ import { io, type Socket } from 'socket.io-client';
 import { SESSION_COOKIE } from '../auth/sessions.ts';
 import { waitFor, type WaitOptions } from './wait.ts';
 
-export interface ReceivedEvent {
+interface ReceivedEvent {
   name: string;
   payload: any;
 }

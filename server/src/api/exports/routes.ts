@@ -16,7 +16,7 @@ const EXPORT_FORMATS = {
   docx: { contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document', render: renderPlanDocx },
 } as const satisfies Record<string, { contentType: string; render: (plan: PlanExport) => Promise<Buffer> }>;
 
-export type ExportFormat = keyof typeof EXPORT_FORMATS;
+type ExportFormat = keyof typeof EXPORT_FORMATS;
 
 const operation = operations('Plan exports', {
   pdf: {

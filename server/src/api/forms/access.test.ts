@@ -33,6 +33,7 @@ import { HttpClient } from '../../testing/httpClient.ts';
 
 import { comments, notifications, planShares, planSteps, plans, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
+import { freshYear, insertPlan, insertShares, planRow } from '../../testing/factories.ts';
 import type { UserRow } from '../../storage/rows.ts';
 import { userByEmail } from '../../testing/users.ts';
 
@@ -222,13 +223,6 @@ const listedIds = new Map<Listed, string>();
 /** The owner's notification about the shared plan (made by a review comment in beforeAll). */
 let ownerNotificationId: string;
 
-let nextYear = 2101;
-/** A school year nobody uses yet (a school has one plan per year). */
-function freshYear(): string {
-  const year = nextYear++;
-  return `${year}-${year + 1}`;
-}
-
 const db = () => server.services.storage.db;
 
 /**
@@ -236,34 +230,24 @@ const db = () => server.services.storage.db;
  * flags on steps 6 and 7, one open comment on step 6, and (unless `shares` is false) the same
  * shares the API gives the shared plan: view, edit, edit limited to attendancePlan, e-mail share.
  */
-async function insertPlan(options: { status?: PlanStatus; shares?: boolean } = {}): Promise<{ id: string; schoolYear: string; commentId: string }> {
-  const id = newId();
+async function insertHarborPlan(options: { status?: PlanStatus; shares?: boolean } = {}): Promise<{ id: string; schoolYear: string; commentId: string }> {
   const schoolYear = freshYear();
   const withShares = options.shares ?? true;
-  await db()
-    .insert(plans)
-    .values({
-      id,
-      schoolName: HARBOR,
-      schoolYear,
-      status: options.status ?? 'draft',
-      userId: actorOf.get('owner')!.id,
-      principalEmail: PRINCIPAL_EMAIL,
-      sharedWithEmails: withShares ? [MADE_USERS.email!.email] : [],
-      needsUpdate: REVIEW_FLAGS,
-      questionBankVersion: BUNDLED_BANK.version,
-    });
-  await db()
-    .insert(planSteps)
-    .values(STEP_KEYS.map((stepKey) => ({ formId: id, stepKey })));
+  const id = await insertPlan(server, {
+    schoolName: HARBOR,
+    schoolYear,
+    status: options.status ?? 'draft',
+    userId: actorOf.get('owner')!.id,
+    principalEmail: PRINCIPAL_EMAIL,
+    sharedWithEmails: withShares ? [MADE_USERS.email!.email] : [],
+    needsUpdate: REVIEW_FLAGS,
+  });
   if (withShares) {
-    await db()
-      .insert(planShares)
-      .values([
-        { formId: id, userId: actorOf.get('view')!.id, permission: 'view' as const, sections: [], sharedBy: superAdmin.id },
-        { formId: id, userId: actorOf.get('edit')!.id, permission: 'edit' as const, sections: [], sharedBy: superAdmin.id },
-        { formId: id, userId: actorOf.get('section')!.id, permission: 'edit' as const, sections: ['attendancePlan'], sharedBy: superAdmin.id },
-      ]);
+    await insertShares(server, [
+      { formId: id, userId: actorOf.get('view')!.id, permission: 'view', sections: [], sharedBy: superAdmin.id },
+      { formId: id, userId: actorOf.get('edit')!.id, permission: 'edit', sections: [], sharedBy: superAdmin.id },
+      { formId: id, userId: actorOf.get('section')!.id, permission: 'edit', sections: ['attendancePlan'], sharedBy: superAdmin.id },
+    ]);
   }
   const commentId = newId();
   await db().insert(comments).values({
@@ -276,11 +260,6 @@ async function insertPlan(options: { status?: PlanStatus; shares?: boolean } = {
     authorName: superAdmin.name,
   });
   return { id, schoolYear, commentId };
-}
-
-async function planRow(id: string) {
-  const [row] = await db().select().from(plans).where(eq(plans.id, id)).limit(1);
-  return row;
 }
 
 async function stepRow(formId: string, stepKey: string) {
@@ -315,7 +294,7 @@ beforeAll(async () => {
   expect(preview.status, JSON.stringify(preview.body)).toBe(200);
 
   // The shared plan: shares through the API, as users would make them.
-  plan = await insertPlan({ shares: false });
+  plan = await insertHarborPlan({ shares: false });
   const admin = clients.get('L5')!;
   for (const [caller, permissions, sections] of [
     ['view', 'view', []],
@@ -386,9 +365,9 @@ describe('fixtures', () => {
   it('shares made through the API are the rows fresh fixtures insert', async () => {
     const byUser = (rows: Awaited<ReturnType<typeof sharesOf>>) =>
       rows.map((row) => ({ userId: row.userId, permission: row.permission, sections: row.sections })).sort((a, b) => a.userId.localeCompare(b.userId));
-    const fresh = await insertPlan();
+    const fresh = await insertHarborPlan();
     expect(byUser(await sharesOf(plan.id))).toEqual(byUser(await sharesOf(fresh.id)));
-    expect((await planRow(plan.id))!.sharedWithEmails).toEqual((await planRow(fresh.id))!.sharedWithEmails);
+    expect((await planRow(server, plan.id))!.sharedWithEmails).toEqual((await planRow(server, fresh.id))!.sharedWithEmails);
   });
 
   it('every row of the matrix names all callers', () => {
@@ -465,34 +444,34 @@ describe('plan routes access matrix', () => {
       }
 
       case 'PUT /api/forms/:id update': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         const assignedTo = `assignee.${fixture.id.slice(0, 8)}@example.org`;
         expectStatus(await client.put(`/api/forms/${fixture.id}`, { action: 'update', assignedTo }));
-        expect((await planRow(fixture.id))!.assignedTo).toBe(status === OK ? assignedTo : null);
+        expect((await planRow(server, fixture.id))!.assignedTo).toBe(status === OK ? assignedTo : null);
         return;
       }
 
       case 'PUT /api/forms/:id submit': {
-        const fixture = await insertPlan({ status: 'draft' });
+        const fixture = await insertHarborPlan({ status: 'draft' });
         const response = await client.put(`/api/forms/${fixture.id}`, { action: 'submit' });
         expectStatus(response);
         if (status === OK) expect(response.body.status).toBe('submitted');
-        expect((await planRow(fixture.id))!.status).toBe(status === OK ? 'submitted' : 'draft');
+        expect((await planRow(server, fixture.id))!.status).toBe(status === OK ? 'submitted' : 'draft');
         return;
       }
 
       case 'PUT /api/forms/:id review': {
-        const fixture = await insertPlan({ status: 'submitted' });
+        const fixture = await insertHarborPlan({ status: 'submitted' });
         const response = await client.put(`/api/forms/${fixture.id}`, { action: 'review', status: 'under_review' });
         expectStatus(response);
-        expect((await planRow(fixture.id))!.status).toBe(status === OK ? 'under_review' : 'submitted');
+        expect((await planRow(server, fixture.id))!.status).toBe(status === OK ? 'under_review' : 'submitted');
         return;
       }
 
       case 'DELETE /api/forms/:id': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         expectStatus(await client.delete(`/api/forms/${fixture.id}`));
-        expect(await planRow(fixture.id)).toEqual(status === OK ? undefined : expect.objectContaining({ id: fixture.id }));
+        expect(await planRow(server, fixture.id)).toEqual(status === OK ? undefined : expect.objectContaining({ id: fixture.id }));
         return;
       }
 
@@ -516,7 +495,7 @@ describe('plan routes access matrix', () => {
       case 'PUT step/6':
       case 'PUT step/7': {
         const n = route === 'PUT step/6' ? 6 : 7;
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         const data = ANSWER[n](marker);
         const response = await client.put(`/api/forms/${fixture.id}/step/${n}`, {
           stepData: { completed: false, data },
@@ -569,11 +548,11 @@ describe('plan routes access matrix', () => {
       }
 
       case 'POST attest': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         // A principal signs with their own name (anyone else's is refused: lifecycle.test.ts).
         const response = await client.post(`/api/forms/${fixture.id}/attest`, { name: actor?.name ?? marker });
         expectStatus(response);
-        const { attestation } = (await planRow(fixture.id))!;
+        const { attestation } = (await planRow(server, fixture.id))!;
         if (status === OK) expect(attestation).toMatchObject({ confirmed: true, name: actor!.name, signedBy: actor!.id, signedAt: expect.any(String) });
         else expect(attestation).toBeNull();
         return;
@@ -582,15 +561,15 @@ describe('plan routes access matrix', () => {
       case 'POST review-flag step 6':
       case 'POST review-flag step 7': {
         const flag = FLAG_OF[route];
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         expectStatus(await client.post(`/api/forms/${fixture.id}/review-flag`, { questionId: flag.questionId, stepKey: flag.stepKey }));
-        const { needsUpdate } = (await planRow(fixture.id))!;
+        const { needsUpdate } = (await planRow(server, fixture.id))!;
         expect(needsUpdate).toEqual(status === OK ? REVIEW_FLAGS.filter((f) => f !== flag) : REVIEW_FLAGS);
         return;
       }
 
       case 'POST comments': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         expectStatus(await client.post(`/api/forms/${fixture.id}/comments`, { comment: marker, stepKey: 'temporaryHousing' }));
         const stored = await db()
           .select()
@@ -601,7 +580,7 @@ describe('plan routes access matrix', () => {
       }
 
       case 'PUT comments/:commentId': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         expectStatus(await client.put(`/api/forms/${fixture.id}/comments/${fixture.commentId}`, { action: 'read' }));
         const [stored] = await db().select().from(comments).where(eq(comments.id, fixture.commentId));
         expect(stored!.status).toBe(status === OK ? 'read' : 'open');
@@ -609,10 +588,10 @@ describe('plan routes access matrix', () => {
       }
 
       case 'POST /api/forms/:id/share': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         const emails = [MADE_USERS.email!.email, DEMO_EMAIL.H1!];
         expectStatus(await client.post(`/api/forms/${fixture.id}/share`, { sharedWithEmails: emails }));
-        expect((await planRow(fixture.id))!.sharedWithEmails).toEqual(status === OK ? emails : [MADE_USERS.email!.email]);
+        expect((await planRow(server, fixture.id))!.sharedWithEmails).toEqual(status === OK ? emails : [MADE_USERS.email!.email]);
         return;
       }
 
@@ -628,10 +607,10 @@ describe('plan routes access matrix', () => {
       }
 
       case 'POST transfer-ownership': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         const newOwner = actorOf.get('R4')!;
         expectStatus(await client.post('/api/forms/transfer-ownership', { formId: fixture.id, newOwnerEmail: newOwner.email }));
-        const after = (await planRow(fixture.id))!;
+        const after = (await planRow(server, fixture.id))!;
         if (status === OK) {
           expect(after).toMatchObject({ userId: newOwner.id, principalEmail: newOwner.email });
           expect(after.transferHistory).toHaveLength(1);
@@ -642,7 +621,7 @@ describe('plan routes access matrix', () => {
       }
 
       case 'POST admin share': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         const target = actorOf.get('H1')!;
         expectStatus(
           await client.post('/api/admin/forms/share', { formId: fixture.id, userIds: [target.id], permissions: 'edit', sections: ['attendancePlan'] }),
@@ -670,7 +649,7 @@ describe('plan routes access matrix', () => {
       }
 
       case 'DELETE admin share': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         const target = actorOf.get('view')!;
         expectStatus(await client.delete('/api/admin/forms/share', { formId: fixture.id, userIds: [target.id] }));
         const remaining = (await sharesOf(fixture.id)).map((row) => row.userId);
@@ -680,9 +659,9 @@ describe('plan routes access matrix', () => {
       }
 
       case 'POST admin live': {
-        const fixture = await insertPlan();
+        const fixture = await insertHarborPlan();
         expectStatus(await client.post('/api/admin/forms/live', { formId: fixture.id, live: true }));
-        expect((await planRow(fixture.id))!.allowEditsWhenArchived).toBe(status === OK);
+        expect((await planRow(server, fixture.id))!.allowEditsWhenArchived).toBe(status === OK);
         return;
       }
 

@@ -27,6 +27,7 @@ import { signInAll } from '../../testing/signIn.ts';
 import type { HttpClient } from '../../testing/httpClient.ts';
 import { comments, planShares, planSteps, plans, schoolYearSettings, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
+import { freshYear, planRow } from '../../testing/factories.ts';
 import { sampleStepAnswers } from '../../seed/sampleAnswers.ts';
 import { userByEmail } from '../../testing/users.ts';
 
@@ -47,13 +48,6 @@ type UserRow = typeof users.$inferSelect;
 const user = {} as Record<'admin' | 'principal' | 'ap' | 'coordinator' | 'teacher', UserRow>;
 
 const db = () => server.services.storage.db;
-
-let nextYear = 2101;
-/** A school year no other test uses. */
-function freshYear(): string {
-  const year = nextYear++;
-  return `${year}-${year + 1}`;
-}
 
 const stepNumberOf = (stepKey: string) => STEP_KEYS.indexOf(stepKey) + 1;
 
@@ -162,11 +156,6 @@ async function insertSource(options: SourceOptions = {}): Promise<{ id: string; 
   return { id, schoolYear };
 }
 
-async function planRow(id: string) {
-  const [row] = await db().select().from(plans).where(eq(plans.id, id)).limit(1);
-  return row;
-}
-
 async function stepsOf(id: string) {
   const rows = await db().select().from(planSteps).where(eq(planSteps.formId, id));
   return new Map(rows.map((row) => [row.stepKey, row]));
@@ -216,7 +205,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     expect((await saveStep(principal, source.id, 'attendancePlan', { att_lastYearRate: '91.5%' })).status).toBe(200);
     await db().update(plans).set({ status: 'approved', attestation: sourceAttestation }).where(eq(plans.id, source.id));
     expect((await admin.get(`/api/forms/${source.id}/locks`)).body.locks).toHaveLength(1);
-    const sourceRow = (await planRow(source.id))!;
+    const sourceRow = (await planRow(server, source.id))!;
     const sourceSteps = await stepsOf(source.id);
 
     const target = freshYear();
@@ -227,7 +216,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     expect(body.formId).toMatch(/^[0-9a-f]{24}$/);
     expect(body.formId).not.toBe(source.id);
 
-    const copy = (await planRow(body.formId))!;
+    const copy = (await planRow(server, body.formId))!;
     const [settings] = await db().select().from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, target));
     // Kept.
     expect(copy.schoolName).toBe(HARBOR);
@@ -252,7 +241,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     expect(await db().select().from(planShares).where(eq(planShares.formId, copy.id))).toEqual([]);
     expect((await admin.get(`/api/forms/${copy.id}/locks`)).body.locks).toEqual([]);
     // The source is unchanged.
-    expect(await planRow(source.id)).toEqual(sourceRow);
+    expect(await planRow(server, source.id)).toEqual(sourceRow);
 
     // Answers of every step, exactly; completion only where there are answers.
     const copySteps = await stepsOf(copy.id);
@@ -324,7 +313,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     };
     expect((await saveStep(principal, existingId, 'attendancePlan', written)).status).toBe(200);
     expect((await saveStep(principal, existingId, 'temporaryHousing', { sth_studentCount: '17' })).status).toBe(200);
-    const before = (await planRow(existingId))!;
+    const before = (await planRow(server, existingId))!;
 
     const { status, body } = await duplicate(principal, source.id, { schoolYear: target, force: true });
     expect(status).toBe(200);
@@ -354,7 +343,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     }
     expect(after.get('counselingPlan')!.data).toEqual({});
     // The target plan itself keeps what it was: its owner, status, no copy marker.
-    const plan = (await planRow(existingId))!;
+    const plan = (await planRow(server, existingId))!;
     expect(plan).toMatchObject({ userId: before.userId, status: 'draft', copiedFromId: null, schoolYear: target });
     // Flags describe filled answers only: the coordinator the target wrote itself is not flagged.
     const flagged = new Set(plan.needsUpdate.map((flag) => `${flag.stepKey}:${flag.questionId}`));
@@ -420,7 +409,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     const source = await insertSource({ questionBankVersion: null });
     const { status, body } = await duplicate(principal, source.id, { schoolYear: freshYear() });
     expect(status).toBe(200);
-    const copy = (await planRow(body.formId))!;
+    const copy = (await planRow(server, body.formId))!;
     const expected = STEPS.flatMap((step) => step.questions.filter(isActive).map((q) => `${step.key}:${q.id}:new`)).sort();
     expect(copy.needsUpdate.map((flag) => `${flag.stepKey}:${flag.questionId}:${flag.reason}`).sort()).toEqual(expected);
     // The answers are still copied.
@@ -433,7 +422,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     const { status, body } = await duplicate(principal, source.id, { schoolYear: target, force: true });
     expect(status).toBe(200);
     expect(body.formId).toBe(await formIdOf(HARBOR, target));
-    expect((await planRow(body.formId))!.copiedFromId).toBe(source.id);
+    expect((await planRow(server, body.formId))!.copiedFromId).toBe(source.id);
   });
 
   it('needs an attestation before a copied draft can be submitted', async () => {
@@ -442,7 +431,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     const refused = await principal.put(`/api/forms/${copyId}`, { action: 'submit' });
     expect(refused.status).toBe(400);
     expect(refused.body.error).toBe('Attestation required');
-    expect((await planRow(copyId))!.status).toBe('draft');
+    expect((await planRow(server, copyId))!.status).toBe('draft');
 
     const attest = await principal.post(`/api/forms/${copyId}/attest`, { name: 'Elena Rodriguez' });
     expect(attest.status).toBe(200);
@@ -450,7 +439,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     const submitted = await principal.put(`/api/forms/${copyId}`, { action: 'submit' });
     expect(submitted.status).toBe(200);
     expect(submitted.body.status).toBe('submitted');
-    expect((await planRow(copyId))!.status).toBe('submitted');
+    expect((await planRow(server, copyId))!.status).toBe('submitted');
   });
 
   it('refuses an archived target year with 400 and creates nothing', async () => {
@@ -485,7 +474,7 @@ describe('POST /api/forms/:id/duplicate', () => {
     const byAdmin = await duplicate(admin, source.id, { schoolYear: freshYear() });
     expect(byAdmin.status).toBe(200);
     // A Super Admin's copy still belongs to the source's owner.
-    expect((await planRow(byAdmin.body.formId))!.userId).toBe(user.teacher.id);
+    expect((await planRow(server, byAdmin.body.formId))!.userId).toBe(user.teacher.id);
   });
 
   it('answers 400 to bad bodies and 404 to unknown plans', async () => {
@@ -687,7 +676,7 @@ describe('review flags across two published bank versions', () => {
 
     const { status, body } = await duplicate(principal, source.id, { schoolYear: target });
     expect(status).toBe(200);
-    const copy = (await planRow(body.formId))!;
+    const copy = (await planRow(server, body.formId))!;
     expect(copy.questionBankVersion).toBe(version);
 
     const key = (flag: Pick<NeedsUpdateFlag, 'stepKey' | 'questionId'>) => `${flag.stepKey}:${flag.questionId}`;
@@ -727,7 +716,7 @@ describe('review flags across two published bank versions', () => {
     expect(cleared.status).toBe(200);
     const remaining = copy.needsUpdate.filter((flag) => flag.questionId !== 'att_coordinatorName');
     expect(cleared.body.needsUpdate).toEqual(remaining);
-    expect((await planRow(copy.id))!.needsUpdate).toEqual(remaining);
+    expect((await planRow(server, copy.id))!.needsUpdate).toEqual(remaining);
     expect((await principal.post(`/api/forms/${copy.id}/review-flag`, { questionId: 'att_coordinatorName' })).status).toBe(404);
     const clearedNew = await principal.post(`/api/forms/${copy.id}/review-flag`, { questionId: newQuestion.id });
     expect(clearedNew.status).toBe(200);

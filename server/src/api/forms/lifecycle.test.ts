@@ -17,6 +17,7 @@ import type { HttpClient } from '../../testing/httpClient.ts';
 
 import { answerRevisions, auditLogs, collabUpdates, comments, notifications, planShares, planSteps, planVersions, plans, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
+import { freshYear, insertPlan, planRow } from '../../testing/factories.ts';
 import type { UserRow } from '../../storage/rows.ts';
 import { userByEmail } from '../../testing/users.ts';
 
@@ -43,36 +44,9 @@ const user: Record<'admin' | 'principal' | 'riversidePrincipal' | 'owner' | 'tea
 
 const db = () => server.services.storage.db;
 
-let nextYear = 2301;
-function freshYear(): string {
-  const year = nextYear++;
-  return `${year}-${year + 1}`;
-}
-
 /** A Harbor plan in a fresh year, owned by the teacher `owner`, with Harbor's principal as principalEmail. */
-async function insertPlan(fields: Partial<typeof plans.$inferInsert> = {}): Promise<string> {
-  const id = newId();
-  await db()
-    .insert(plans)
-    .values({
-      id,
-      schoolName: HARBOR,
-      schoolYear: freshYear(),
-      userId: user.owner.id,
-      principalEmail: user.principal.email,
-      questionBankVersion: BUNDLED_BANK.version,
-      ...fields,
-    });
-  await db()
-    .insert(planSteps)
-    .values(STEP_KEYS.map((stepKey) => ({ formId: id, stepKey })));
-  return id;
-}
-
-async function planRow(id: string) {
-  const [row] = await db().select().from(plans).where(eq(plans.id, id)).limit(1);
-  return row;
-}
+const insertHarborPlan = (fields: Partial<typeof plans.$inferInsert> = {}) =>
+  insertPlan(server, { schoolName: HARBOR, schoolYear: freshYear(), userId: user.owner.id, principalEmail: user.principal.email, ...fields });
 
 const saveStep6 = (client: HttpClient, formId: string, value: string) =>
   client.put(`/api/forms/${formId}/step/6`, { stepData: { data: { att_coordinatorName: value } }, lastUpdated: null, mergeStrategy: 'last-write-wins' });
@@ -145,7 +119,7 @@ const MOVES: [from: PlanStatus, action: Action, to: PlanStatus, status: 200 | 40
 
 describe('status machine', () => {
   it.each(MOVES)('%s --%s--> %s: %i', async (from, action, to, status) => {
-    const id = await insertPlan({ status: from });
+    const id = await insertHarborPlan({ status: from });
     const client = action === 'submit' ? owner : admin;
     // A return carries its reason (one without is refused: below).
     const response = await client.put(`/api/forms/${id}`, { action, status: to, ...(to === 'rejected' ? { comment: 'Please revise.' } : {}) });
@@ -155,12 +129,12 @@ describe('status machine', () => {
     } else {
       expect(response.body).toMatchObject({ error: expect.any(String), from, to });
     }
-    expect((await planRow(id))!.status).toBe(status === 200 ? to : from);
+    expect((await planRow(server, id))!.status).toBe(status === 200 ? to : from);
   });
 
   it('a refused submit without an explicit status still names from and to (to: submitted)', async () => {
     for (const from of ['submitted', 'under_review', 'approved'] as const) {
-      const id = await insertPlan({ status: from });
+      const id = await insertHarborPlan({ status: from });
       const response = await owner.put(`/api/forms/${id}`, { action: 'submit' });
       expect(response.status).toBe(400);
       expect(response.body, from).toMatchObject({ error: expect.any(String), from, to: 'submitted' });
@@ -168,7 +142,7 @@ describe('status machine', () => {
   });
 
   it('runs draft → submitted → under_review → rejected → submitted → under_review → approved', async () => {
-    const id = await insertPlan();
+    const id = await insertHarborPlan();
     const steps: [HttpClient, object, PlanStatus][] = [
       [owner, { action: 'submit' }, 'submitted'],
       [admin, { action: 'review' }, 'under_review'],
@@ -182,7 +156,7 @@ describe('status machine', () => {
       expect(response.status, JSON.stringify(response.body)).toBe(200);
       expect(response.body.status).toBe(expected);
     }
-    const row = (await planRow(id))!;
+    const row = (await planRow(server, id))!;
     expect(row).toMatchObject({ status: 'approved', reviewedBy: user.admin.id, reviewComment: 'Attendance targets missing' });
     expect(row.submittedAt).toBeInstanceOf(Date);
     expect(row.reviewedAt).toBeInstanceOf(Date);
@@ -192,13 +166,13 @@ describe('status machine', () => {
   });
 
   it('only level 5 reviews; a non-editor cannot submit', async () => {
-    const submitted = await insertPlan({ status: 'submitted' });
+    const submitted = await insertHarborPlan({ status: 'submitted' });
     expect((await principal.put(`/api/forms/${submitted}`, { action: 'review', status: 'under_review' })).status).toBe(403);
     expect((await preview.put(`/api/forms/${submitted}`, { action: 'review', status: 'under_review' })).status).toBe(403);
-    const draft = await insertPlan();
+    const draft = await insertHarborPlan();
     expect((await teacher.put(`/api/forms/${draft}`, { action: 'submit' })).status).toBe(403);
-    expect((await planRow(submitted))!.status).toBe('submitted');
-    expect((await planRow(draft))!.status).toBe('draft');
+    expect((await planRow(server, submitted))!.status).toBe('submitted');
+    expect((await planRow(server, draft))!.status).toBe('draft');
   });
 });
 
@@ -206,36 +180,36 @@ describe('status machine', () => {
 
 describe('attestation of a copied plan', () => {
   it('cannot be submitted before its principal attests, and can after', async () => {
-    const id = await insertPlan({ copiedFromId: newId() });
+    const id = await insertHarborPlan({ copiedFromId: newId() });
     const refused = await owner.put(`/api/forms/${id}`, { action: 'submit' });
     expect(refused.status, JSON.stringify(refused.body)).toBe(400);
     expect(refused.body).toMatchObject({ error: 'Attestation required' });
-    expect((await planRow(id))!.status).toBe('draft');
+    expect((await planRow(server, id))!.status).toBe('draft');
 
     // Not the plan's principal: the owner, the Super Admin, another school's principal.
     for (const client of [owner, admin, riversidePrincipal]) expect((await client.post(`/api/forms/${id}/attest`, { name: 'Someone' })).status).toBe(403);
-    expect((await planRow(id))!.attestation).toBeNull();
+    expect((await planRow(server, id))!.attestation).toBeNull();
 
     const attested = await principal.post(`/api/forms/${id}/attest`, { name: 'Elena Rodriguez' });
     expect(attested.status, JSON.stringify(attested.body)).toBe(200);
     expect(attested.body.attestation).toMatchObject({ confirmed: true, name: 'Elena Rodriguez', signedBy: user.principal.id, signedAt: expect.any(String) });
     expect(new Date(attested.body.attestation.signedAt).toISOString()).toBe(attested.body.attestation.signedAt);
-    expect((await planRow(id))!.attestation).toEqual(attested.body.attestation);
+    expect((await planRow(server, id))!.attestation).toEqual(attested.body.attestation);
 
     const submitted = await owner.put(`/api/forms/${id}`, { action: 'submit' });
     expect(submitted.status, JSON.stringify(submitted.body)).toBe(200);
-    expect((await planRow(id))!.status).toBe('submitted');
+    expect((await planRow(server, id))!.status).toBe('submitted');
   });
 
   it('the principal named by principalEmail attests even from another school', async () => {
-    const id = await insertPlan({ copiedFromId: newId(), principalEmail: user.riversidePrincipal.email });
+    const id = await insertHarborPlan({ copiedFromId: newId(), principalEmail: user.riversidePrincipal.email });
     const attested = await riversidePrincipal.post(`/api/forms/${id}/attest`, { name: user.riversidePrincipal.name });
     expect(attested.status, JSON.stringify(attested.body)).toBe(200);
-    expect((await planRow(id))!.attestation).toMatchObject({ confirmed: true, signedBy: user.riversidePrincipal.id });
+    expect((await planRow(server, id))!.attestation).toMatchObject({ confirmed: true, signedBy: user.riversidePrincipal.id });
   });
 
   it('a plan that is not a copy needs no attestation', async () => {
-    const id = await insertPlan();
+    const id = await insertHarborPlan();
     expect((await owner.put(`/api/forms/${id}`, { action: 'submit' })).status).toBe(200);
   });
 });
@@ -273,7 +247,7 @@ describe('archived school year', () => {
       expect(statuses).toEqual({ stepSave: 403, update: 403, submit: 403, review: 403, attest: 403, reviewFlag: 403 });
     };
     const snapshot = async () => {
-      const row = (await planRow(id))!;
+      const row = (await planRow(server, id))!;
       const [step] = await db()
         .select()
         .from(planSteps)
@@ -292,7 +266,7 @@ describe('archived school year', () => {
     // Live override on: the same writes land.
     const live = await admin.post('/api/admin/forms/live', { formId: id, live: true });
     expect(live.status, JSON.stringify(live.body)).toBe(200);
-    expect((await planRow(id))!.allowEditsWhenArchived).toBe(true);
+    expect((await planRow(server, id))!.allowEditsWhenArchived).toBe(true);
     const w = writes('live');
     expect((await w.stepSave()).status).toBe(200);
     expect((await w.update()).status).toBe(200);
@@ -313,7 +287,7 @@ describe('archived school year', () => {
     // Live override off: read-only again.
     const off = await admin.post('/api/admin/forms/live', { formId: id, live: false });
     expect(off.status, JSON.stringify(off.body)).toBe(200);
-    expect((await planRow(id))!.allowEditsWhenArchived).toBe(false);
+    expect((await planRow(server, id))!.allowEditsWhenArchived).toBe(false);
     await expectAllRefused('off');
     expect(await snapshot()).toEqual(during);
   });
@@ -364,7 +338,7 @@ describe('creating plans', () => {
     const created = await admin.post('/api/forms', { schoolName: 'Owner Choice Academy', schoolYear: year, initialOwnerEmail: user.riversidePrincipal.email });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
     expect(created.body).toMatchObject({ success: true, formId: expect.any(String), message: expect.any(String) });
-    expect(await planRow(created.body.formId)).toMatchObject({
+    expect(await planRow(server, created.body.formId)).toMatchObject({
       schoolName: 'Owner Choice Academy',
       schoolYear: year,
       status: 'draft',
@@ -380,7 +354,7 @@ describe('creating plans', () => {
 
 describe('notifications', () => {
   it('a review and a comment notify the owner and the principal; read state is stored; others’ ids are 404', async () => {
-    const id = await insertPlan({ status: 'submitted' });
+    const id = await insertHarborPlan({ status: 'submitted' });
     expect((await admin.put(`/api/forms/${id}`, { action: 'review', status: 'under_review' })).status).toBe(200);
     expect(
       (await admin.post(`/api/forms/${id}/comments`, { comment: 'Please add the liaison', stepKey: 'temporaryHousing', questionId: 'sth_liaison' })).status,
@@ -522,7 +496,7 @@ describe('audit records of plan mutations', () => {
   });
 
   it.each(MUTATIONS.map((m) => [m.name, m] as const))('%s writes an audit record (action, target id, actor)', async (_name, mutation) => {
-    const id = await insertPlan(mutation.plan);
+    const id = await insertHarborPlan(mutation.plan);
     const before = await auditOf(id);
     const response = await mutation.run(id);
     expect(response.status, JSON.stringify(response.body)).toBe(200);
@@ -538,7 +512,7 @@ describe('audit records of plan mutations', () => {
   });
 
   it('a previewing Super Admin is recorded as the Super Admin, with the previewed user named', async () => {
-    const id = await insertPlan();
+    const id = await insertHarborPlan();
     const response = await preview.post(`/api/forms/${id}/attest`, { name: 'Demo Principal' });
     expect(response.status, JSON.stringify(response.body)).toBe(200);
     expect(response.body.attestation.signedBy).toBe(user.demo.id);
@@ -551,7 +525,7 @@ describe('audit records of plan mutations', () => {
 
 describe('transfer ownership', () => {
   it('appends transferHistory and retargets userId and principalEmail', async () => {
-    const id = await insertPlan();
+    const id = await insertHarborPlan();
     expect((await owner.get(`/api/forms/${id}`)).status).toBe(200);
 
     const first = await admin.post('/api/forms/transfer-ownership', { formId: id, newOwnerEmail: user.riversidePrincipal.email });
@@ -566,7 +540,7 @@ describe('transfer ownership', () => {
       transferredAt: expect.any(String),
     };
     expect(first.body.transferHistory).toEqual([firstRecord]);
-    expect(await planRow(id)).toMatchObject({
+    expect(await planRow(server, id)).toMatchObject({
       userId: user.riversidePrincipal.id,
       principalEmail: user.riversidePrincipal.email,
       transferHistory: [firstRecord],
@@ -578,7 +552,7 @@ describe('transfer ownership', () => {
 
     const second = await admin.post('/api/forms/transfer-ownership', { formId: id, newOwnerEmail: user.principal.email });
     expect(second.status, JSON.stringify(second.body)).toBe(200);
-    expect((await planRow(id))!.transferHistory).toEqual([
+    expect((await planRow(server, id))!.transferHistory).toEqual([
       firstRecord,
       {
         ...firstRecord,
@@ -588,24 +562,24 @@ describe('transfer ownership', () => {
         toEmail: user.principal.email,
       },
     ]);
-    expect(await planRow(id)).toMatchObject({ userId: user.principal.id, principalEmail: user.principal.email });
+    expect(await planRow(server, id)).toMatchObject({ userId: user.principal.id, principalEmail: user.principal.email });
   });
 
   it('refuses a new owner who is not an active principal (400), changing nothing', async () => {
-    const id = await insertPlan();
-    const before = await planRow(id);
+    const id = await insertHarborPlan();
+    const before = await planRow(server, id);
     for (const email of [user.teacher.email, user.admin.email, DEMO_PRINCIPAL_EMAIL, 'nobody.here@example.org']) {
       const response = await admin.post('/api/forms/transfer-ownership', { formId: id, newOwnerEmail: email });
       expect(response.status, email).toBe(400);
     }
-    expect(await planRow(id)).toEqual(before);
+    expect(await planRow(server, id)).toEqual(before);
   });
 });
 
 describe('delete', () => {
   it('level 5 removes the plan with its steps, shares, comments, notifications and write-ahead rows', async () => {
-    const id = await insertPlan();
-    const other = await insertPlan();
+    const id = await insertHarborPlan();
+    const other = await insertHarborPlan();
     expect((await saveStep6(owner, id, 'Before delete')).status).toBe(200);
     await db().insert(planShares).values({ formId: id, userId: user.teacher.id, permission: 'view', sections: [] });
     // Rows a process appended and never compacted (it died), of this plan and of another.
@@ -618,11 +592,11 @@ describe('delete', () => {
 
     expect((await principal.delete(`/api/forms/${id}`)).status).toBe(403);
     expect((await owner.delete(`/api/forms/${id}`)).status).toBe(403);
-    expect(await planRow(id)).toBeDefined();
+    expect(await planRow(server, id)).toBeDefined();
 
     const deleted = await admin.delete(`/api/forms/${id}`);
     expect(deleted.status, JSON.stringify(deleted.body)).toBe(200);
-    expect(await planRow(id)).toBeUndefined();
+    expect(await planRow(server, id)).toBeUndefined();
     expect(await db().select().from(planSteps).where(eq(planSteps.formId, id))).toEqual([]);
     expect(await db().select().from(planShares).where(eq(planShares.formId, id))).toEqual([]);
     expect(await db().select().from(comments).where(eq(comments.formId, id))).toEqual([]);
@@ -693,9 +667,9 @@ describe('a plan with the district holds still', () => {
       ['Super Admin', () => admin],
     ] as const) {
       it(`${status} × ${role}: the step save, the review flag, the attestation and both restores are refused with a message naming the state, and nothing changes`, async () => {
-        const id = await insertPlan({ status, needsUpdate: FLAGS });
+        const id = await insertHarborPlan({ status, needsUpdate: FLAGS });
         const past = await insertPast(id);
-        const before = await planRow(id);
+        const before = await planRow(server, id);
         for (const [door, run] of Object.entries(doors(id, client(), past))) {
           const response = await run();
           // The attestation is the principal's alone: a Super Admin is refused before the state is asked.
@@ -708,7 +682,7 @@ describe('a plan with the district holds still', () => {
             new RegExp(`^This plan is ${status === 'under_review' ? 'under review' : status}: its answers cannot change`),
           );
         }
-        expect(await planRow(id)).toEqual(before);
+        expect(await planRow(server, id)).toEqual(before);
         const [step] = await db()
           .select()
           .from(planSteps)
@@ -721,35 +695,35 @@ describe('a plan with the district holds still', () => {
   }
 
   it('an approved plan is returned for changes with a reason (none is refused); returned, it is editable again and its attestation is gone', async () => {
-    const id = await insertPlan({
+    const id = await insertHarborPlan({
       status: 'approved',
       attestation: { confirmed: true, name: user.principal.name, signedAt: new Date().toISOString(), signedBy: user.principal.id },
     });
     const noReason = await admin.put(`/api/forms/${id}`, { action: 'review', status: 'rejected' });
     expect(noReason.status).toBe(400);
     expect(noReason.body.error).toMatch(/reason is required/);
-    expect((await planRow(id))!.status).toBe('approved');
+    expect((await planRow(server, id))!.status).toBe('approved');
 
     const returned = await admin.put(`/api/forms/${id}`, { action: 'review', status: 'rejected', comment: 'Add the second attendance contact.' });
     expect(returned.status, JSON.stringify(returned.body)).toBe(200);
-    expect(await planRow(id)).toMatchObject({ status: 'rejected', reviewComment: 'Add the second attendance contact.', attestation: null });
+    expect(await planRow(server, id)).toMatchObject({ status: 'rejected', reviewComment: 'Add the second attendance contact.', attestation: null });
     expect((await saveStep6(principal, id, 'Returned and fixed')).status).toBe(200);
     const read = await principal.get(`/api/forms/${id}`);
     expect(read.body.userPermission).toMatchObject({ canEdit: true, canAttest: true, canSubmit: true });
   });
 
   it('the attestation carries the signer’s own name (case and spacing forgiven) and id, and an answer changed after it clears it', async () => {
-    const id = await insertPlan();
+    const id = await insertHarborPlan();
     const wrong = await principal.post(`/api/forms/${id}/attest`, { name: 'Mickey Mouse' });
     expect(wrong.status).toBe(400);
     expect(wrong.body.error).toContain(user.principal.name);
-    expect((await planRow(id))!.attestation).toBeNull();
+    expect((await planRow(server, id))!.attestation).toBeNull();
 
     const spaced = await principal.post(`/api/forms/${id}/attest`, { name: `  ${user.principal.name.toUpperCase().replace(' ', '   ')} ` });
     expect(spaced.status, JSON.stringify(spaced.body)).toBe(200);
     expect(spaced.body.attestation).toMatchObject({ name: user.principal.name, signedBy: user.principal.id });
 
     expect((await saveStep6(principal, id, 'Changed after signing')).status).toBe(200);
-    expect((await planRow(id))!.attestation, 'a change after the signature clears it').toBeNull();
+    expect((await planRow(server, id))!.attestation, 'a change after the signature clears it').toBeNull();
   });
 });

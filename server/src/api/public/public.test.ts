@@ -7,12 +7,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { eq } from 'drizzle-orm';
 import { BUNDLED_BANK } from '@csp/shared/bank';
-import { currentSchoolYear, previousSchoolYear, type PlanStatus } from '@csp/shared';
+import { currentSchoolYear, previousSchoolYear } from '@csp/shared';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signIn } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import { clientErrors, plans } from '../../storage/schema.ts';
-import { newId } from '../../storage/ids.ts';
+import { insertPlan } from '../../testing/factories.ts';
 
 const CURRENT = currentSchoolYear();
 const PREVIOUS = previousSchoolYear(CURRENT);
@@ -24,12 +24,6 @@ const db = () => server.services.storage.db;
 let nextAddress = 1;
 const anonymous = () => new HttpClient(server.url, `198.51.100.7, 192.0.2.${nextAddress++}`);
 
-async function insertPlan(schoolName: string, schoolYear: string, status: PlanStatus): Promise<string> {
-  const id = newId();
-  await db().insert(plans).values({ id, schoolName, schoolYear, status, questionBankVersion: BUNDLED_BANK.version });
-  return id;
-}
-
 beforeAll(async () => {
   server = await startTestServer();
 });
@@ -39,12 +33,12 @@ describe('GET /api/public/overview', () => {
   it('answers without a session with the district’s figures, then serves them from the cache for 60 s', async () => {
     // The demo district has two schools with a draft plan each this year and a plan each last year.
     // Add plans in every status this year, and a school that only had a plan last year.
-    await insertPlan('Lakeside School', CURRENT, 'submitted');
-    await insertPlan('Hilltop School', CURRENT, 'under_review');
-    await insertPlan('Bayview School', CURRENT, 'approved');
-    await insertPlan('Parkside School', CURRENT, 'rejected');
-    await insertPlan('Oldtown School', PREVIOUS, 'approved');
-    await insertPlan('Oldtown School', '2001-2002', 'submitted');
+    await insertPlan(server, { schoolName: 'Lakeside School', schoolYear: CURRENT, status: 'submitted' });
+    await insertPlan(server, { schoolName: 'Hilltop School', schoolYear: CURRENT, status: 'under_review' });
+    await insertPlan(server, { schoolName: 'Bayview School', schoolYear: CURRENT, status: 'approved' });
+    await insertPlan(server, { schoolName: 'Parkside School', schoolYear: CURRENT, status: 'rejected' });
+    await insertPlan(server, { schoolName: 'Oldtown School', schoolYear: PREVIOUS, status: 'approved' });
+    await insertPlan(server, { schoolName: 'Oldtown School', schoolYear: '2001-2002', status: 'submitted' });
 
     const client = anonymous();
     const first = await client.request('GET', '/api/public/overview');
@@ -63,7 +57,7 @@ describe('GET /api/public/overview', () => {
 
     // The data changes behind the cache: the next call (well within 60 s) still has the old figures,
     // so it did not query the database.
-    await insertPlan('Newfield School', CURRENT, 'submitted');
+    await insertPlan(server, { schoolName: 'Newfield School', schoolYear: CURRENT, status: 'submitted' });
     await db().update(plans).set({ status: 'approved' }).where(eq(plans.schoolName, 'Parkside School'));
     const second = await anonymous().get('/api/public/overview');
     expect(second.status).toBe(200);

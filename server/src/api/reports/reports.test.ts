@@ -9,12 +9,13 @@ import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { and, count, eq, gt, sql } from 'drizzle-orm';
 import { BUNDLED_BANK } from '@csp/shared/bank';
-import { COMPARE_STEP_KEYS, currentSchoolYear, isActive, type StepAnswers } from '@csp/shared';
+import { COMPARE_STEP_KEYS, currentSchoolYear, isActive } from '@csp/shared';
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
 import { clientErrors, collabDocuments, planSteps, plans, sessions, users } from '../../storage/schema.ts';
 import { newId } from '../../storage/ids.ts';
+import { insertPlan } from '../../testing/factories.ts';
 import { yearFiguresSchema } from '@csp/shared/api/reports';
 import { parseCsv } from '../../testing/csv.ts';
 
@@ -36,22 +37,6 @@ const reportColumns = BUNDLED_BANK.steps
 const HEADER = ['School', 'Principal', 'E-mail', 'Status', 'Year', ...reportColumns.map(({ question }) => `${question.number} ${question.title}`)];
 const columnOf = (questionId: string) => 5 + reportColumns.findIndex(({ question }) => question.id === questionId);
 
-async function insertPlan(
-  schoolName: string,
-  schoolYear: string,
-  fields: Partial<typeof plans.$inferInsert>,
-  answers: Record<string, StepAnswers> = {},
-): Promise<string> {
-  const id = newId();
-  await db()
-    .insert(plans)
-    .values({ id, schoolName, schoolYear, questionBankVersion: BUNDLED_BANK.version, ...fields });
-  await db()
-    .insert(planSteps)
-    .values(BUNDLED_BANK.steps.map((step) => ({ formId: id, stepKey: step.key, data: answers[step.key] ?? {} })));
-  return id;
-}
-
 async function getCsv(client: HttpClient, query = '') {
   const response = await client.request('GET', `/api/admin/reports/year.csv${query}`);
   return { response, text: await response.text() };
@@ -71,9 +56,8 @@ afterAll(() => server?.stop());
 describe('GET /api/admin/reports/year.csv', () => {
   beforeAll(async () => {
     await insertPlan(
-      'Alpha Academy',
-      REPORT_YEAR,
-      { status: 'approved', principalEmail: 'principal.harbor@example.org' },
+      server,
+      { schoolName: 'Alpha Academy', schoolYear: REPORT_YEAR, status: 'approved', principalEmail: 'principal.harbor@example.org' },
       {
         attendancePlan: {
           att_coordinatorName: '=HYPERLINK("http://evil.example","click")',
@@ -96,11 +80,10 @@ describe('GET /api/admin/reports/year.csv', () => {
         childAbuseIntervention: { cai_staffTrainingDate: 'not in the report' },
       },
     );
-    await insertPlan('Beta School', REPORT_YEAR, { status: 'draft', principalEmail: null });
+    await insertPlan(server, { schoolName: 'Beta School', schoolYear: REPORT_YEAR, status: 'draft', principalEmail: null });
     await insertPlan(
-      '=Gamma School',
-      REPORT_YEAR,
-      { status: 'submitted', principalEmail: 'nobody@example.org' },
+      server,
+      { schoolName: '=Gamma School', schoolYear: REPORT_YEAR, status: 'submitted', principalEmail: 'nobody@example.org' },
       { counselingPlan: { csl_averageCaseload: '=1+1' } },
     );
   });
@@ -183,7 +166,12 @@ describe('GET /api/admin/reports/timeline', () => {
     expect((await admin.put(`/api/forms/${harborId}`, { action: 'review' })).status).toBe(200);
     expect((await admin.put(`/api/forms/${harborId}`, { action: 'review', status: 'approved' })).status).toBe(200);
     const [riversidePrincipal] = await db().select().from(users).where(eq(users.email, 'principal.riverside@example.org'));
-    const sourceId = await insertPlan('Riverside Learning Center', '2802-2803', { userId: riversidePrincipal!.id, principalEmail: riversidePrincipal!.email });
+    const sourceId = await insertPlan(server, {
+      schoolName: 'Riverside Learning Center',
+      schoolYear: '2802-2803',
+      userId: riversidePrincipal!.id,
+      principalEmail: riversidePrincipal!.email,
+    });
     const copied = await admin.post(`/api/forms/${sourceId}/duplicate`, { schoolYear: TIMELINE_YEAR });
     expect(copied.status).toBe(200);
 
@@ -293,9 +281,9 @@ describe('GET /api/admin/reports/figures', () => {
   };
 
   it('counts plans by status, completion by step, schools not started and overdue deadlines', async () => {
-    const alpha = await insertPlan('Figures Alpha', FIGURES_YEAR, { status: 'approved' });
-    const beta = await insertPlan('Figures Beta', FIGURES_YEAR, { status: 'draft' });
-    const gamma = await insertPlan('Figures Gamma', FIGURES_YEAR, { status: 'submitted' });
+    const alpha = await insertPlan(server, { schoolName: 'Figures Alpha', schoolYear: FIGURES_YEAR, status: 'approved' });
+    const beta = await insertPlan(server, { schoolName: 'Figures Beta', schoolYear: FIGURES_YEAR, status: 'draft' });
+    const gamma = await insertPlan(server, { schoolName: 'Figures Gamma', schoolYear: FIGURES_YEAR, status: 'submitted' });
     await complete(alpha, ['attendancePlan', 'tableOfContents']);
     await complete(gamma, ['attendancePlan']);
     const deadlines = [

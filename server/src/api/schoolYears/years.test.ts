@@ -16,8 +16,9 @@ import { currentSchoolYear, nextSchoolYear, previousSchoolYear, schoolYearTerm }
 import { startTestServer, type TestServer } from '../../testing/testServer.ts';
 import { signInAll } from '../../testing/signIn.ts';
 import { HttpClient } from '../../testing/httpClient.ts';
-import { planSteps, plans, questionBankVersions, schoolYearSettings, users } from '../../storage/schema.ts';
-import { newId } from '../../storage/ids.ts';
+import { planSteps, plans, questionBankVersions, schoolYearSettings } from '../../storage/schema.ts';
+import { insertPlan } from '../../testing/factories.ts';
+import { findUserByEmail } from '../../testing/users.ts';
 
 const HARBOR = 'Harbor View Academy';
 const RIVERSIDE = 'Riverside Learning Center';
@@ -48,16 +49,6 @@ async function planCount(schoolYear?: string): Promise<number> {
     .from(plans)
     .where(schoolYear ? eq(plans.schoolYear, schoolYear) : undefined);
   return row!.n;
-}
-
-async function insertPlan(schoolName: string, schoolYear: string, ownerEmail: string): Promise<string> {
-  const [owner] = await db().select().from(users).where(eq(users.email, ownerEmail));
-  const id = newId();
-  await db().insert(plans).values({ id, schoolName, schoolYear, userId: owner!.id, principalEmail: owner!.email, questionBankVersion: BUNDLED_BANK.version });
-  await db()
-    .insert(planSteps)
-    .values(STEP_KEYS.map((stepKey) => ({ formId: id, stepKey })));
-  return id;
 }
 
 const saveAttendance = (client: HttpClient, formId: string, value: string) =>
@@ -228,8 +219,12 @@ describe('archiving a year', () => {
   let riversidePlan: string;
 
   beforeAll(async () => {
-    harborPlan = await insertPlan(HARBOR, YEAR, 'principal.harbor@example.org');
-    riversidePlan = await insertPlan(RIVERSIDE, YEAR, 'principal.riverside@example.org');
+    const insertPlanOwnedBy = async (schoolName: string, ownerEmail: string) => {
+      const owner = (await findUserByEmail(server, ownerEmail))!;
+      return insertPlan(server, { schoolName, schoolYear: YEAR, userId: owner.id, principalEmail: owner.email });
+    };
+    harborPlan = await insertPlanOwnedBy(HARBOR, 'principal.harbor@example.org');
+    riversidePlan = await insertPlanOwnedBy(RIVERSIDE, 'principal.riverside@example.org');
   });
 
   it('makes writes to the year’s plans fail unless a plan has the live override; un-archiving makes them writable', async () => {

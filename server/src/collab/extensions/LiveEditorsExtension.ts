@@ -41,12 +41,18 @@ export class LiveEditorsExtension implements Extension {
 
   async connected({ connection, context, documentName, socketId }: connectedPayload<ConnectionContext>) {
     this.open.set(socketId, { connection, context, documentName, heartbeatSlice: this.heartbeat.nextSlice() });
-    await this.kv.hashSet(liveKey(documentName), `${context.userId}:${socketId}`, '1', LIVE_TTL_MS).catch(() => {});
+    await this.kv
+      .hashSet(liveKey(documentName), `${context.userId}:${socketId}`, '1', LIVE_TTL_MS)
+      .catch((error: unknown) => this.logger.warn({ err: error, documentName }, 'live editor not marked; the heartbeat marks it when Redis is back'));
   }
 
   async onDisconnect({ context, documentName, socketId }: onDisconnectPayload<ConnectionContext>) {
     this.open.delete(socketId);
-    if (context?.userId) await this.kv.hashDelete(liveKey(documentName), `${context.userId}:${socketId}`).catch(() => {});
+    if (context?.userId) {
+      await this.kv
+        .hashDelete(liveKey(documentName), `${context.userId}:${socketId}`)
+        .catch((error: unknown) => this.logger.warn({ err: error, documentName }, 'live editor mark not removed; it lapses on its own'));
+    }
   }
 
   /** This process's open connections. */

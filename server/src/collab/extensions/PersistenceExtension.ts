@@ -16,6 +16,7 @@ import { recordStepDocument } from '../../domain/plans/recordStepDocument.ts';
 import type { ConnectionContext } from '../connectionContext.ts';
 import type { BaseServices } from '../../services.ts';
 import { plans } from '../../storage/schema.ts';
+import { notFound } from '../../errors.ts';
 import { DocumentStore } from '../documentStore.ts';
 import { WriteAhead } from '../writeAhead.ts';
 
@@ -64,7 +65,7 @@ export class PersistenceExtension implements Extension {
     // The plan's pinned bank says what the step holds (the seed's fields and their kinds).
     const [plan] = await this.services.storage.db.select({ version: plans.questionBankVersion }).from(plans).where(eq(plans.id, formId)).limit(1);
     const step = plan ? (await this.services.banks.resolve(plan.version)).steps.find((candidate) => candidate.key === stepKey) : undefined;
-    if (!step) throw new Error('Not found');
+    if (!step) throw notFound();
     // Write-ahead rows left by a process that died before storing them are applied too.
     const recovered = await this.documents.load(document, documentName, formId, step);
     this.writeAhead.adopt(document, recovered);

@@ -1,5 +1,6 @@
 import { and, desc, sql } from 'drizzle-orm';
 import { AUDIT_CSV_COLUMNS, type AuditFilter } from '@csp/shared/api/audit';
+import { csvRow } from '@csp/shared/csv';
 import type { Database } from '../../storage/database.ts';
 import { auditLogs } from '../../storage/schema.ts';
 import { auditFilters } from './queryAuditLog.ts';
@@ -8,25 +9,13 @@ import { auditFilters } from './queryAuditLog.ts';
 const CSV_BATCH_ROWS = 1000;
 
 /**
- * One CSV cell: always quoted, quotes doubled (commas and line breaks stay inside the cell), and
- * text a spreadsheet would run as a formula (=, +, -, @, tab, carriage return) kept as text.
- */
-export function csvCell(value: string | null): string {
-  const text = value ?? '';
-  const safe = /^[=+\-@\t\r]/.test(text) ? `'${text}` : text;
-  return `"${safe.replaceAll('"', '""')}"`;
-}
-
-const csvLine = (cells: readonly (string | null)[]) => `${cells.map(csvCell).join(',')}\r\n`;
-
-/**
  * Every record of the filtered range as CSV, newest first (the list's order), read in batches by
  * keyset (time, id) so no record is skipped or repeated however large the range. The cursor is
  * the stored time as text: PostgreSQL keeps microseconds that a JavaScript Date would drop.
  * Starts with a byte-order mark so spreadsheet programs read the text as UTF-8.
  */
 export async function* auditLogCsv(db: Database, filter: AuditFilter, batchRows = CSV_BATCH_ROWS): AsyncGenerator<string> {
-  yield `\uFEFF${csvLine(AUDIT_CSV_COLUMNS)}`;
+  yield `\uFEFF${csvRow(AUDIT_CSV_COLUMNS)}`;
   const where = auditFilters(filter);
   let cursor: { at: string; id: string } | null = null;
   for (;;) {
@@ -42,7 +31,7 @@ export async function* auditLogCsv(db: Database, filter: AuditFilter, batchRows 
     if (rows.length === 0) return;
     yield rows
       .map(({ record }) =>
-        csvLine([
+        csvRow([
           record.createdAt.toISOString(),
           record.actorEmail,
           record.actorId,

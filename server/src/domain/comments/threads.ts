@@ -46,7 +46,7 @@ export async function loadThreads(db: Database, context: PlanContext, filter: Th
 }
 
 /** Whether the caller may read a thread: its step (if it has one) is readable to them. */
-export const readsThread = (context: PlanContext, comment: Pick<CommentRow, 'stepKey'>) =>
+const readsThread = (context: PlanContext, comment: Pick<CommentRow, 'stepKey'>) =>
   comment.stepKey === null ? can(context.actor, 'readPlan', context) : can(context.actor, 'readStep', { plan: context, stepKey: comment.stepKey });
 
 /** One thread of the plan; 404 when it is not there or the caller cannot read it. */

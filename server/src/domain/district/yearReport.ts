@@ -1,12 +1,9 @@
 import { asc, eq, inArray } from 'drizzle-orm';
-import { stringify } from 'csv-stringify/sync';
 import { COMPARE_STEP_KEYS, answerAsText, isActive } from '@csp/shared';
+import { toCsv } from '@csp/shared/csv';
 import type { BaseDomainServices } from '../domainServices.ts';
 import { planSteps, plans, users } from '../../storage/schema.ts';
 import { alias } from 'drizzle-orm/pg-core';
-
-// Spreadsheet programs run cells that start like a formula; such text is written as text.
-const safeCell = (value: string) => (/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
 
 const principals = alias(users, 'principals');
 
@@ -48,5 +45,5 @@ export async function yearReportCsv({ storage, banks }: BaseDomainServices, scho
     plan.schoolYear,
     ...columns.map(({ step, question }) => answerAsText(question, answers.get(`${plan.id}:${step.key}`)?.[question.id])),
   ]);
-  return stringify([header, ...body].map((line) => line.map(safeCell)));
+  return toCsv([header, ...body]);
 }

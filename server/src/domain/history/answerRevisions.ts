@@ -10,9 +10,9 @@ import type { EventOf } from '../events.ts';
 import { HistoryQueue, type AnswerChange, type StepWriteHistory } from './historyQueue.ts';
 
 /** A pause longer than this ends a person's burst on an answer: the next change starts a new revision. */
-export const BURST_PAUSE_MS = 5 * 60_000;
+const BURST_PAUSE_MS = 5 * 60_000;
 /** A burst that goes on longer than this is cut, so a long day's writing still shows its stages. */
-export const BURST_LONGEST_MS = 30 * 60_000;
+const BURST_LONGEST_MS = 30 * 60_000;
 
 const same = (a: unknown, b: unknown) => sameAnswer(a as Answer, b as Answer) || (isBlankAnswer(a as Answer) && isBlankAnswer(b as Answer));
 

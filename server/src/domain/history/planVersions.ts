@@ -23,7 +23,7 @@ const snapshotOf = (steps: { stepKey: string; data: StepAnswers; completed: bool
   Object.fromEntries(steps.map((step) => [step.stepKey, { data: step.data, completed: step.completed }]));
 
 /** Takes a version of the plan as the transaction sees it now. */
-export async function takePlanVersion(tx: Database, formId: string, kind: VersionKind, by: Writer | null, comment: string | null): Promise<string> {
+async function takePlanVersion(tx: Database, formId: string, kind: VersionKind, by: Writer | null, comment: string | null): Promise<string> {
   const steps = await tx
     .select({ stepKey: planSteps.stepKey, data: planSteps.data, completed: planSteps.completed })
     .from(planSteps)

@@ -17,7 +17,7 @@ export interface MailSetup {
 const COMPOSE_BATCH = 200;
 
 /** The signed one-click unsubscribe address the List-Unsubscribe header gives mail clients (they POST it). */
-export const unsubscribeApiUrl = (setup: MailSetup, userId: string, kind: UnsubscribeKind) =>
+const unsubscribeApiUrl = (setup: MailSetup, userId: string, kind: UnsubscribeKind) =>
   `${setup.appUrl}/api/mail/unsubscribe/${unsubscribeToken(setup.secret, userId, kind)}`;
 /** The page a person opens from the e-mail's own unsubscribe link. */
 const unsubscribePageUrl = (setup: MailSetup, userId: string, kind: UnsubscribeKind) =>

@@ -8,13 +8,13 @@ import { notFound, invalidInput } from '../../errors.ts';
 /** Advisory lock that makes claims take turns, so the per-minute bound holds across processes. */
 const CLAIM_LOCK = 7_321_033;
 /** How long a sender holds what it claimed; renewed after each message it sends. */
-export const LEASE_MS = 5 * 60_000;
-export const MAX_ATTEMPTS = 8;
+const LEASE_MS = 5 * 60_000;
+const MAX_ATTEMPTS = 8;
 const RETRY_BASE_MS = 60_000;
 const RETRY_MAX_MS = 60 * 60_000;
 
 /** One minute, then doubling per attempt up to an hour. */
-export const retryDelayMs = (attempts: number) => Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
+const retryDelayMs = (attempts: number) => Math.min(RETRY_MAX_MS, RETRY_BASE_MS * 2 ** Math.max(0, attempts - 1));
 
 /**
  * Claims due messages for one sender: at most `batch`, and no more than the per-minute bound leaves

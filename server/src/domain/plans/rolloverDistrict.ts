@@ -29,7 +29,7 @@ export interface RolloverResult {
   archivedYear: string;
 }
 
-export interface RolloverProgress {
+interface RolloverProgress {
   state: 'running' | 'done' | 'failed';
   sourceYear: string;
   targetYear: string;

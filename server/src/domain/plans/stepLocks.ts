@@ -5,7 +5,7 @@ import type { UserRow } from '../../storage/rows.ts';
 
 export const stepLockKey = (formId: string, stepKey: string) => `form:${formId}:step:${stepKey}`;
 
-export interface LockHolder {
+interface LockHolder {
   userId: string;
   name: string;
   email: string;

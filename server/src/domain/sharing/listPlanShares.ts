@@ -11,4 +11,3 @@ export function listPlanShares(db: Database, formId: string) {
     .where(eq(planShares.formId, formId))
     .orderBy(users.name);
 }
-export type PlanShareRow = Awaited<ReturnType<typeof listPlanShares>>[number];

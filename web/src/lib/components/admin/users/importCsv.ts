@@ -3,6 +3,7 @@
  * spreadsheet writes it (RFC 4180: quoted cells may hold commas, quotes doubled, line breaks).
  * Rows are sent as read; the server validates each one and reports every refusal by row.
  */
+import { unguardFormula } from '@csp/shared/csv';
 import { readCsv, toCsv } from '#lib/csv.ts';
 
 export const IMPORT_COLUMNS = ['name', 'email', 'level', 'schoolName', 'title'] as const;
@@ -30,8 +31,6 @@ const normalise = (header: string) =>
     .replace(/[\s_-]+/g, '')
     .toLowerCase();
 const COLUMN_BY_KEY = Object.fromEntries(IMPORT_COLUMNS.map((column) => [column.toLowerCase(), column]));
-/** A cell a spreadsheet guarded against formula injection ('=…) is read back without the guard. */
-const unguard = (value: string) => (/^'[=+\-@]/.test(value) ? value.slice(1) : value);
 
 /** Reads an import file into the rows the import route takes, and what is wrong with the file itself. */
 export function readImport(text: string): ImportPreview {
@@ -48,7 +47,8 @@ export function readImport(text: string): ImportPreview {
     const row: Record<string, string | number> = {};
     columns.forEach((column, index) => {
       if (!column) return;
-      const value = unguard((cells[index] ?? '').trim());
+      // A cell a spreadsheet guarded against formula injection ('=…) is read back without the guard.
+      const value = unguardFormula((cells[index] ?? '').trim());
       if (column === 'title' && value === '') return;
       // The level goes as a number when it is one; anything else goes as written, for the server to refuse by row.
       row[column] = column === 'level' && /^\d+$/.test(value) ? Number(value) : value;
