@@ -40,7 +40,9 @@ describe('the CSV export', () => {
     });
     expect(pages).toEqual([1, 2, 3]);
     expect(rows).toHaveLength(450);
-    const [header, first] = planExportRows([plan('x', { principalEmail: 'p@example.org', needsUpdate: [{ questionId: 'q1', stepKey: 'a', reason: 'new', label: 'Q1' }] })]);
+    const [header, first] = planExportRows([
+      plan('x', { principalEmail: 'p@example.org', needsUpdate: [{ questionId: 'q1', stepKey: 'a', reason: 'new', label: 'Q1' }] }),
+    ]);
     expect(header![0]).toBe('School');
     expect(first).toEqual(['School x', '2026-2027', 'p@example.org', 'Submitted', 2, 1, '2026-11-20T10:00:00.000Z']);
     expect(planExportName({ schoolYear: '2026-2027', status: 'approved' })).toBe('plans-2026-2027-approved.csv');

@@ -30,7 +30,10 @@ export function readPlanFilters(params: { get(name: string): string | null }, th
 }
 
 /** Every plan the filters match, read a large page at a time (the export's rows, whatever page is shown). */
-export async function allPlans(filters: ListFormsQuery, list: (query: ListFormsQuery) => Promise<{ forms: PlanSummary[]; total: number }>): Promise<PlanSummary[]> {
+export async function allPlans(
+  filters: ListFormsQuery,
+  list: (query: ListFormsQuery) => Promise<{ forms: PlanSummary[]; total: number }>,
+): Promise<PlanSummary[]> {
   const rows: PlanSummary[] = [];
   for (let page = 1; ; page++) {
     const answer = await list({ ...filters, page, limit: EXPORT_PAGE_SIZE });

@@ -57,8 +57,7 @@ export const api = {
       ...(save.revisionCount === undefined ? {} : { revisionCount: save.revisionCount }),
       mergeStrategy: save.mergeStrategy,
     }),
-  unlockStep: (id: string, stepNumber: number) =>
-    request('POST', `${step(id, stepNumber)}/unlock`, unlockResponseSchema, {}),
+  unlockStep: (id: string, stepNumber: number) => request('POST', `${step(id, stepNumber)}/unlock`, unlockResponseSchema, {}),
   locks: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/locks`, locksResponseSchema, undefined, signal),
   editors: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/editors`, editorsResponseSchema, undefined, signal),
 
@@ -76,8 +75,7 @@ export const api = {
   setCommentStatus: (id: string, commentId: string, action: 'read' | 'fixed') =>
     request('PUT', `${plan(id)}/comments/${commentId}`, commentResponseSchema, { action }),
 
-  shares: (formId: string, signal?: AbortSignal) =>
-    request('GET', `/api/admin/forms/share${query({ formId })}`, planSharesSchema, undefined, signal),
+  shares: (formId: string, signal?: AbortSignal) => request('GET', `/api/admin/forms/share${query({ formId })}`, planSharesSchema, undefined, signal),
   share: (formId: string, userIds: string[], permissions: 'view' | 'edit', sections: string[]) =>
     request('POST', '/api/admin/forms/share', shareResponseSchema, { formId, userIds, permissions, sections }),
   unshare: (formId: string, userIds: string[]) => request('DELETE', '/api/admin/forms/share', unshareResponseSchema, { formId, userIds }),
@@ -88,8 +86,7 @@ export const api = {
     request('GET', `/api/question-bank${query({ version })}`, questionBankResponseSchema, undefined, signal),
   schoolYear: (schoolYear: string, signal?: AbortSignal) => request('GET', `/api/school-year${query({ schoolYear })}`, yearSettingsSchema, undefined, signal),
   notifications: (signal?: AbortSignal) => request('GET', '/api/notifications', notificationListSchema, undefined, signal),
-  markNotificationRead: (notificationId: string) =>
-    request('POST', '/api/notifications', markNotificationReadResponseSchema, { notificationId }),
+  markNotificationRead: (notificationId: string) => request('POST', '/api/notifications', markNotificationReadResponseSchema, { notificationId }),
   createPlan: (schoolName: string, schoolYear: string, initialOwnerEmail?: string) =>
     request('POST', '/api/forms', createFormResponseSchema, {
       schoolName,

@@ -63,6 +63,5 @@ export const usersApi = {
   plans: (signal?: AbortSignal) => request('GET', `/api/forms${query({ limit: 200 })}`, planListSchema, undefined, signal),
   share: (formId: string, userId: string, permissions: 'view' | 'edit') =>
     request('POST', '/api/admin/forms/share', shareResponseSchema, { formId, userIds: [userId], permissions, sections: [] }),
-  unshare: (formId: string, userId: string) =>
-    request('DELETE', '/api/admin/forms/share', unshareResponseSchema, { formId, userIds: [userId] }),
+  unshare: (formId: string, userId: string) => request('DELETE', '/api/admin/forms/share', unshareResponseSchema, { formId, userIds: [userId] }),
 };
