@@ -6,6 +6,9 @@ import { deadlineStates } from '#lib/dashboard/dashboard.ts';
 import { DashboardPlans } from './dashboardPlans.svelte.ts';
 import { Loader } from './loader.svelte.ts';
 
+/** Today as YYYY-MM-DD (UTC), as the deadlines' due dates are written. */
+const today = () => new Date(Date.now()).toISOString().slice(0, 10);
+
 export interface DashboardQuery {
   year: string;
   /** The acting user's id. */
@@ -32,8 +35,7 @@ export class DashboardPage {
   readonly figures = $derived.by(() => this.#year.value?.figures ?? null);
   readonly failure = $derived.by(() => this.#year.error);
   readonly retry = (): void => void this.#year.load({ clear: true });
-  readonly #today = new Date().toISOString().slice(0, 10);
-  readonly deadlines = $derived.by(() => deadlineStates(this.settings?.deadlines ?? [], this.plans ?? [], this.figures, this.#today));
+  readonly deadlines = $derived.by(() => deadlineStates(this.settings?.deadlines ?? [], this.plans ?? [], this.figures, today()));
 
   constructor(query: () => DashboardQuery) {
     this.#year = new Loader(async (signal) => {
