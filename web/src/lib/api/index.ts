@@ -1,25 +1,26 @@
 // The one typed client of the REST API: every answer is parsed with the zod schema in shared/.
-import { z } from 'zod';
-import { sessionSchema } from '@csp/shared/api/auth';
+import { previewResponseSchema, sessionSchema } from '@csp/shared/api/auth';
+import { planSharesSchema, shareResponseSchema, unshareResponseSchema } from '@csp/shared/api/admin';
 import { successSchema } from '@csp/shared/api/common';
 import {
   attestResponseSchema,
   compareResponseSchema,
+  createFormResponseSchema,
   duplicateResponseSchema,
   commentResponseSchema,
   editorsResponseSchema,
   fullPlanSchema,
   locksResponseSchema,
   planListSchema,
-  planShareSchema,
   planUpdateResponseSchema,
   reviewFlagResponseSchema,
   stepResponseSchema,
   transferCandidatesSchema,
+  unlockResponseSchema,
   type MergeStrategy,
 } from '@csp/shared/api/forms';
 import { historyResponseSchema, planVersionSchema, restoreResponseSchema, versionListSchema } from '@csp/shared/api/history';
-import { notificationListSchema, notificationSchema } from '@csp/shared/api/notifications';
+import { markNotificationReadResponseSchema, notificationListSchema } from '@csp/shared/api/notifications';
 import { publicOverviewSchema } from '@csp/shared/api/public';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
 import { yearSettingsSchema } from '@csp/shared/api/schoolYears';
@@ -43,7 +44,7 @@ export interface StepSave {
 export const api = {
   session: (signal?: AbortSignal) => request('GET', '/api/auth/session', sessionSchema, undefined, signal),
   signOut: () => request('POST', '/api/auth/signout', successSchema, {}),
-  stopPreview: () => request('DELETE', '/api/auth/preview', successSchema.loose(), {}),
+  stopPreview: () => request('DELETE', '/api/auth/preview', previewResponseSchema, {}),
   publicOverview: (signal?: AbortSignal) => request('GET', '/api/public/overview', publicOverviewSchema, undefined, signal),
 
   plans: (schoolYear?: string, signal?: AbortSignal, paging?: { page: number; limit: number }) =>
@@ -56,8 +57,7 @@ export const api = {
       ...(save.revisionCount === undefined ? {} : { revisionCount: save.revisionCount }),
       mergeStrategy: save.mergeStrategy,
     }),
-  unlockStep: (id: string, stepNumber: number) =>
-    request('POST', `${step(id, stepNumber)}/unlock`, z.object({ success: z.literal(true), released: z.boolean() }), {}),
+  unlockStep: (id: string, stepNumber: number) => request('POST', `${step(id, stepNumber)}/unlock`, unlockResponseSchema, {}),
   locks: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/locks`, locksResponseSchema, undefined, signal),
   editors: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/editors`, editorsResponseSchema, undefined, signal),
 
@@ -75,11 +75,10 @@ export const api = {
   setCommentStatus: (id: string, commentId: string, action: 'read' | 'fixed') =>
     request('PUT', `${plan(id)}/comments/${commentId}`, commentResponseSchema, { action }),
 
-  shares: (formId: string, signal?: AbortSignal) =>
-    request('GET', `/api/admin/forms/share${query({ formId })}`, z.object({ shares: z.array(planShareSchema) }), undefined, signal),
+  shares: (formId: string, signal?: AbortSignal) => request('GET', `/api/admin/forms/share${query({ formId })}`, planSharesSchema, undefined, signal),
   share: (formId: string, userIds: string[], permissions: 'view' | 'edit', sections: string[]) =>
-    request('POST', '/api/admin/forms/share', successSchema.loose(), { formId, userIds, permissions, sections }),
-  unshare: (formId: string, userIds: string[]) => request('DELETE', '/api/admin/forms/share', successSchema.loose(), { formId, userIds }),
+    request('POST', '/api/admin/forms/share', shareResponseSchema, { formId, userIds, permissions, sections }),
+  unshare: (formId: string, userIds: string[]) => request('DELETE', '/api/admin/forms/share', unshareResponseSchema, { formId, userIds }),
   schoolUsers: (schoolName: string, signal?: AbortSignal) =>
     request('GET', `/api/users${query({ schoolName, limit: 200 })}`, userListSchema, undefined, signal),
 
@@ -87,10 +86,9 @@ export const api = {
     request('GET', `/api/question-bank${query({ version })}`, questionBankResponseSchema, undefined, signal),
   schoolYear: (schoolYear: string, signal?: AbortSignal) => request('GET', `/api/school-year${query({ schoolYear })}`, yearSettingsSchema, undefined, signal),
   notifications: (signal?: AbortSignal) => request('GET', '/api/notifications', notificationListSchema, undefined, signal),
-  markNotificationRead: (notificationId: string) =>
-    request('POST', '/api/notifications', z.object({ success: z.literal(true), notification: notificationSchema }), { notificationId }),
+  markNotificationRead: (notificationId: string) => request('POST', '/api/notifications', markNotificationReadResponseSchema, { notificationId }),
   createPlan: (schoolName: string, schoolYear: string, initialOwnerEmail?: string) =>
-    request('POST', '/api/forms', z.object({ success: z.literal(true), formId: z.string(), message: z.string() }), {
+    request('POST', '/api/forms', createFormResponseSchema, {
       schoolName,
       schoolYear,
       ...(initialOwnerEmail ? { initialOwnerEmail } : {}),
@@ -98,7 +96,7 @@ export const api = {
   duplicate: (id: string, schoolYear: string) => request('POST', `${plan(id)}/duplicate`, duplicateResponseSchema, { schoolYear }),
   demoUsers: (signal?: AbortSignal) => request('GET', `/api/users${query({ q: 'demo', limit: 200 })}`, userListSchema, undefined, signal),
   principals: (signal?: AbortSignal) => request('GET', '/api/forms/transfer-ownership', transferCandidatesSchema, undefined, signal),
-  startPreview: (userId: string) => request('POST', '/api/auth/preview', successSchema.loose(), { userId }),
+  startPreview: (userId: string) => request('POST', '/api/auth/preview', previewResponseSchema, { userId }),
 
   /** One answer's changes (`questionId` with `stepKey`), one step's, or the plan's; newest first. */
   history: (id: string, filter: { stepKey?: string; questionId?: string; page?: number; limit?: number }, signal?: AbortSignal) =>

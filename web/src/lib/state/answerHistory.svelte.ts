@@ -1,5 +1,6 @@
-import type { AnswerRevision, RestoreResponse } from '@csp/shared/api/history';
-import { api, ApiError } from '#lib/api/index.ts';
+import type { AnswerRevision, HistoryResponse, RestoreResponse } from '@csp/shared/api/history';
+import { api } from '#lib/api/index.ts';
+import { Loader } from './loader.svelte.ts';
 
 export interface HistoryFilter {
   stepKey: string;
@@ -14,60 +15,45 @@ export interface HistoryFilter {
 export class AnswerHistory {
   revisions = $state.raw<AnswerRevision[]>([]);
   total = $state(0);
-  status = $state<'loading' | 'ready' | 'error'>('loading');
-  error = $state('');
-  loadingOlder = $state(false);
   readonly hasOlder = $derived(this.revisions.length < this.total);
+  readonly status = $derived.by(() => (this.#newest.error ? 'error' : this.#newest.value ? 'ready' : 'loading'));
+  /** Why the newest page, or an older one, could not be read. */
+  readonly error = $derived.by(() => this.#newest.error || this.#older.error);
+  readonly loadingOlder = $derived.by(() => this.#older.loading);
 
   #page = 0;
-  #controller = new AbortController();
   readonly #formId: string;
-  readonly #filter: HistoryFilter;
-  readonly #limit: number;
+  readonly #newest: Loader<HistoryResponse>;
+  readonly #older: Loader<HistoryResponse>;
 
   constructor(formId: string, filter: HistoryFilter, limit = 20) {
     this.#formId = formId;
-    this.#filter = filter;
-    this.#limit = limit;
+    this.#newest = new Loader((signal) => api.history(formId, { ...filter, page: 1, limit }, signal), 'The history could not be loaded.');
+    this.#older = new Loader((signal) => api.history(formId, { ...filter, page: this.#page + 1, limit }, signal), 'Older changes could not be loaded.');
   }
 
   /** The newest page, replacing what was shown (first open, Try again, after a restore). */
   async load(): Promise<void> {
-    this.#controller.abort();
-    this.#controller = new AbortController();
-    const { signal } = this.#controller;
-    if (this.status !== 'ready') this.status = 'loading';
-    this.error = '';
-    try {
-      const answer = await api.history(this.#formId, { ...this.#filter, page: 1, limit: this.#limit }, signal);
-      this.revisions = answer.revisions;
-      this.total = answer.total;
-      this.#page = 1;
-      this.status = 'ready';
-    } catch (cause) {
-      if (signal.aborted) return;
-      this.error = cause instanceof ApiError ? cause.message : 'The history could not be loaded.';
-      this.status = 'error';
-    }
+    this.#older.abort();
+    const answer = await this.#newest.load();
+    if (!answer) return;
+    this.revisions = answer.revisions;
+    this.total = answer.total;
+    this.#page = 1;
   }
+
+  readonly retry = (): void => void this.load();
 
   /** The next older page, added below. */
   async loadOlder(): Promise<void> {
-    if (this.loadingOlder || !this.hasOlder) return;
-    const { signal } = this.#controller;
-    this.loadingOlder = true;
-    try {
-      const answer = await api.history(this.#formId, { ...this.#filter, page: this.#page + 1, limit: this.#limit }, signal);
-      // Changes made since the first page push entries down a page: never show one twice.
-      const shown = this.revisions;
-      this.revisions = [...shown, ...answer.revisions.filter((revision) => !shown.some((other) => other._id === revision._id))];
-      this.total = answer.total;
-      this.#page += 1;
-    } catch (cause) {
-      if (!signal.aborted) this.error = cause instanceof ApiError ? cause.message : 'Older changes could not be loaded.';
-    } finally {
-      this.loadingOlder = false;
-    }
+    if (this.#older.loading || !this.hasOlder) return;
+    const answer = await this.#older.load();
+    if (!answer) return;
+    // Changes made since the first page push entries down a page: never show one twice.
+    const shown = this.revisions;
+    this.revisions = [...shown, ...answer.revisions.filter((revision) => !shown.some((other) => other._id === revision._id))];
+    this.total = answer.total;
+    this.#page += 1;
   }
 
   /** Puts the answer back as it was after (or before) `revision`; the list is read again. */
@@ -78,6 +64,7 @@ export class AnswerHistory {
   }
 
   destroy(): void {
-    this.#controller.abort();
+    this.#newest.abort();
+    this.#older.abort();
   }
 }

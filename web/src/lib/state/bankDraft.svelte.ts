@@ -1,7 +1,7 @@
 import type { Step } from '@csp/shared';
 import type { AdminBank, AdminBankView, NewQuestion, QuestionChanges } from '@csp/shared/api/questionBankAdmin';
-import { ApiError } from '#lib/api/client.ts';
 import { questionBankAdmin } from '#lib/api/admin/questionBank.ts';
+import { Loader } from './loader.svelte.ts';
 
 /**
  * The question-bank editor's state: the published bank, the draft (null until the first edit,
@@ -11,7 +11,9 @@ import { questionBankAdmin } from '#lib/api/admin/questionBank.ts';
  */
 export class BankDraft {
   view = $state.raw<AdminBankView | null>(null);
-  failure = $state('');
+  readonly #reader = new Loader((signal) => questionBankAdmin.view(signal), 'The question bank could not be loaded.');
+  /** Why the bank could not be read. */
+  readonly failure = $derived.by(() => this.#reader.error);
   /** What the last move or save did, for the polite status line. */
   announcement = $state('');
 
@@ -23,17 +25,17 @@ export class BankDraft {
   #edits = 0;
   #pending = 0;
 
-  async load(signal?: AbortSignal): Promise<void> {
-    this.failure = '';
+  async load(): Promise<void> {
     const edits = this.#edits;
-    try {
-      const view = await questionBankAdmin.view(signal);
-      // An edit made while this read was under way has the newer draft.
-      if (edits === this.#edits) this.view = view;
-    } catch (error) {
-      if (signal?.aborted) return;
-      this.failure = error instanceof ApiError ? error.message : 'The question bank could not be loaded.';
-    }
+    const view = await this.#reader.load();
+    // An edit made while this read was under way has the newer draft.
+    if (view && edits === this.#edits) this.view = view;
+  }
+
+  readonly retry = (): void => void this.load();
+
+  destroy(): void {
+    this.#reader.abort();
   }
 
   step(key: string): Step | undefined {

@@ -2,6 +2,7 @@ import type { Notification } from '@csp/shared/api/notifications';
 import { notificationEventSchema } from '@csp/shared/api/realtime';
 import { api } from '#lib/api/index.ts';
 import { realtime } from '#lib/realtime/socket.svelte.ts';
+import { Loader } from './loader.svelte.ts';
 
 /**
  * The signed-in person's review pings: read once, then pushed by the realtime gateway as they
@@ -9,8 +10,10 @@ import { realtime } from '#lib/realtime/socket.svelte.ts';
  */
 export class NotificationsState {
   items = $state<Notification[]>([]);
-  loaded = $state(false);
-  failed = $state(false);
+  readonly #stored = new Loader((signal) => api.notifications(signal), 'Notifications could not be loaded.');
+  readonly loaded = $derived.by(() => this.#stored.value !== null);
+  /** Why the stored notifications could not be read. */
+  readonly error = $derived.by(() => this.#stored.error);
   readonly unread = $derived(this.items.filter((item) => !item.readAt).length);
   readonly #stop: () => void;
 
@@ -18,15 +21,18 @@ export class NotificationsState {
     this.#stop = realtime.on('notification', notificationEventSchema, ({ notification }) => {
       if (!this.items.some((item) => item._id === notification._id)) this.items.unshift(notification);
     });
-    void api.notifications().then(
-      (result) => {
-        const live = this.items.filter((item) => !result.notifications.some((stored) => stored._id === item._id));
-        this.items = [...live, ...result.notifications];
-        this.loaded = true;
-      },
-      () => (this.failed = true),
-    );
+    void this.load();
   }
+
+  /** The stored notifications, after any that arrived live meanwhile. */
+  async load(): Promise<void> {
+    const result = await this.#stored.load();
+    if (!result) return;
+    const live = this.items.filter((item) => !result.notifications.some((stored) => stored._id === item._id));
+    this.items = [...live, ...result.notifications];
+  }
+
+  readonly retry = (): void => void this.load();
 
   async markRead(notificationId: string): Promise<void> {
     const { notification } = await api.markNotificationRead(notificationId);
@@ -36,5 +42,6 @@ export class NotificationsState {
 
   destroy(): void {
     this.#stop();
+    this.#stored.abort();
   }
 }

@@ -1,5 +1,6 @@
-import { VERSION_KIND_LABELS, type PlanVersionSummary } from '@csp/shared/api/history';
-import { api, ApiError } from '#lib/api/index.ts';
+import { VERSION_KIND_LABELS, type PlanVersionSummary, type VersionList } from '@csp/shared/api/history';
+import { api } from '#lib/api/index.ts';
+import { Loader } from './loader.svelte.ts';
 import { fullDateTimeLabel } from '#lib/format.ts';
 
 /** "Submitted · Nov 24, 2026, 10:42 AM", and "· Elena Rodriguez" with `actor`: how a version is named in a choice or a heading. */
@@ -8,32 +9,25 @@ export const versionLabel = (version: PlanVersionSummary, { actor = true } = {})
 
 /** A plan's versions, newest first: read when the plan page opens and when its status moves (each move may add one). */
 export class PlanVersions {
-  versions = $state.raw<PlanVersionSummary[]>([]);
+  readonly #list: Loader<VersionList>;
+  readonly versions = $derived.by(() => this.#list.value?.versions ?? []);
   /** `refused`: the person may not see the versions (the page then leaves them out). */
-  status = $state<'loading' | 'ready' | 'error' | 'refused'>('loading');
-  error = $state('');
-  #controller = new AbortController();
-  readonly #formId: string;
+  readonly status = $derived.by(() => {
+    if (this.#list.error) return this.#list.errorStatus === 403 ? 'refused' : 'error';
+    return this.#list.value ? 'ready' : 'loading';
+  });
+  readonly error = $derived.by(() => this.#list.error);
 
   constructor(formId: string) {
-    this.#formId = formId;
+    this.#list = new Loader((signal) => api.versions(formId, signal), 'The versions could not be loaded.');
   }
 
+  /** Reads the list again; the one shown stays until the answer comes. */
   async load(): Promise<void> {
-    this.#controller.abort();
-    this.#controller = new AbortController();
-    const { signal } = this.#controller;
-    if (this.status !== 'ready') this.status = 'loading';
-    try {
-      this.versions = (await api.versions(this.#formId, signal)).versions;
-      this.status = 'ready';
-      this.error = '';
-    } catch (cause) {
-      if (signal.aborted) return;
-      this.error = cause instanceof ApiError ? cause.message : 'The versions could not be loaded.';
-      this.status = cause instanceof ApiError && cause.status === 403 ? 'refused' : 'error';
-    }
+    await this.#list.load();
   }
+
+  readonly retry = (): void => void this.load();
 
   /**
    * What a reviewer compares: the latest submission and the submission or return before it, when
@@ -47,7 +41,7 @@ export class PlanVersions {
   });
 
   destroy(): void {
-    this.#controller.abort();
+    this.#list.abort();
   }
 }
 

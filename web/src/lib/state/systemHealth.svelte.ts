@@ -1,6 +1,5 @@
-import type { AdminHealth, Health } from '@csp/shared/api/health';
-import { ApiError } from '#lib/api/client.ts';
 import { systemApi } from '#lib/api/admin/system.ts';
+import { Loader } from './loader.svelte.ts';
 
 /**
  * The System page's reading of the server's health, loaded when the page opens and when the
@@ -8,39 +7,29 @@ import { systemApi } from '#lib/api/admin/system.ts';
  * session), the public probe still tells which part is down.
  */
 export class SystemHealth {
-  full = $state<AdminHealth | null>(null);
+  readonly #full = new Loader((signal) => systemApi.adminHealth(signal), 'The server’s health could not be read.');
+  readonly #probe = new Loader((signal) => systemApi.health(signal), 'The server could not be reached.');
+
+  readonly full = $derived.by(() => (this.#full.error ? null : this.#full.value));
   /** The public probe's answer, when only it answered. */
-  probe = $state<Health | null>(null);
+  readonly probe = $derived.by(() => (this.#full.error && !this.#probe.error ? this.#probe.value : null));
   /** Why the full view could not be read. */
-  error = $state('');
-  loading = $state(false);
+  readonly error = $derived.by(() => this.#full.error);
+  readonly loading = $derived.by(() => this.#full.loading || this.#probe.loading);
   /** When the figures shown were read (milliseconds since 1970; 0 before the first reading). */
   checkedAt = $state(0);
 
-  private controller: AbortController | null = null;
-
   async load(): Promise<void> {
-    this.controller?.abort();
-    const controller = (this.controller = new AbortController());
-    this.loading = true;
-    try {
-      this.full = await systemApi.adminHealth(controller.signal);
-      this.probe = null;
-      this.error = '';
-    } catch (error) {
-      if (controller.signal.aborted) return;
-      this.full = null;
-      this.error = error instanceof ApiError ? error.message : 'The server’s health could not be read.';
-      this.probe = await systemApi.health(controller.signal).catch(() => null);
-    } finally {
-      if (!controller.signal.aborted) {
-        this.loading = false;
-        this.checkedAt = Date.now();
-      }
-    }
+    this.#probe.abort();
+    const full = await this.#full.load();
+    // Null without an error: a newer reading took over.
+    if (!full && !this.#full.error) return;
+    if (!full && !(await this.#probe.load()) && !this.#probe.error) return;
+    this.checkedAt = Date.now();
   }
 
   destroy(): void {
-    this.controller?.abort();
+    this.#full.abort();
+    this.#probe.abort();
   }
 }

@@ -9,5 +9,5 @@ export const adminPlans = {
   transfer: (formId: string, newOwnerEmail: string) => request('POST', '/api/forms/transfer-ownership', transferResponseSchema, { formId, newOwnerEmail }),
   emailShare: (formId: string, sharedWithEmails: string[]) => request('POST', `/api/forms/${formId}/share`, emailShareResponseSchema, { sharedWithEmails }),
   setLive: (formId: string, live: boolean) => request('POST', '/api/admin/forms/live', liveResponseSchema, { formId, live }),
-  remove: (formId: string) => request('DELETE', `/api/forms/${formId}`, successSchema.loose()),
+  remove: (formId: string) => request('DELETE', `/api/forms/${formId}`, successSchema),
 };

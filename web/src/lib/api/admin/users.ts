@@ -1,7 +1,7 @@
 // The admin Users page's calls: every answer is parsed with the shared zod schemas.
-import { z } from 'zod';
 import { successSchema } from '@csp/shared/api/common';
 import { planListSchema } from '@csp/shared/api/forms';
+import { shareResponseSchema, unshareResponseSchema } from '@csp/shared/api/admin';
 import { auditLogListSchema } from '@csp/shared/api/audit';
 import {
   bulkResponseSchema,
@@ -43,8 +43,6 @@ export interface UserChanges {
   isActive?: boolean;
 }
 
-const shareAnswerSchema = successSchema.loose();
-
 export const usersApi = {
   list: (filters: UserFilters, signal?: AbortSignal) => request('GET', `/api/users${query({ ...filters })}`, userListSchema, undefined, signal),
   schools: (signal?: AbortSignal) => request('GET', '/api/users/schools', userSchoolsSchema, undefined, signal),
@@ -64,7 +62,6 @@ export const usersApi = {
   /** Plans the caller can see (a Super Admin: the district's; a principal: the own school's), to share with a user. */
   plans: (signal?: AbortSignal) => request('GET', `/api/forms${query({ limit: 200 })}`, planListSchema, undefined, signal),
   share: (formId: string, userId: string, permissions: 'view' | 'edit') =>
-    request('POST', '/api/admin/forms/share', shareAnswerSchema, { formId, userIds: [userId], permissions, sections: [] }),
-  unshare: (formId: string, userId: string) =>
-    request('DELETE', '/api/admin/forms/share', z.object({ success: z.literal(true), removed: z.unknown() }), { formId, userIds: [userId] }),
+    request('POST', '/api/admin/forms/share', shareResponseSchema, { formId, userIds: [userId], permissions, sections: [] }),
+  unshare: (formId: string, userId: string) => request('DELETE', '/api/admin/forms/share', unshareResponseSchema, { formId, userIds: [userId] }),
 };

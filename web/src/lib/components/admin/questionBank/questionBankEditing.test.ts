@@ -2,7 +2,7 @@
 import { describe, expect, it } from 'vitest';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import type { Step } from '@csp/shared';
-import { changesOf, conditionCandidates, emptyForm, fieldsOf, formOf, problemsOf } from './questionForm.ts';
+import { changesOf, conditionCandidates, emptyForm, fieldsOf, formOf, problemsOf, stepKeyFrom } from './questionForm.ts';
 import { changeCount, diffBanks } from './bankDiff.ts';
 
 const step = (key: string): Step => structuredClone(BUNDLED_BANK.steps.find((candidate) => candidate.key === key)!);
@@ -119,5 +119,13 @@ describe('draft against published', () => {
     expect(diff!.questions.find((change) => change.question.id === second.id)!.kind).toBe('deactivated');
     expect(diff!.questions.find((change) => change.question.id === 'q_0123456789ab')!.kind).toBe('added');
     expect(changeCount(diffs)).toBe(5);
+  });
+});
+
+describe('stepKeyFrom', () => {
+  it('suggests a key the step-key pattern accepts from any title', () => {
+    expect(stepKeyFrom('Wellness plan 2')).toBe('wellnessPlan2');
+    expect(stepKeyFrom('  21st-century SKILLS & more ')).toBe('stCenturySkillsMore');
+    expect(stepKeyFrom('!!!')).toBe('');
   });
 });

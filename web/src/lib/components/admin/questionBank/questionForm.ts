@@ -143,3 +143,16 @@ export function changesOf(question: Question, form: QuestionForm, step: Step): Q
   }
   return changes as QuestionChanges;
 }
+
+/** A step key suggested from its title: "Wellness plan 2" → "wellnessPlan2" (letters and digits, starting with a letter). */
+export function stepKeyFrom(title: string): string {
+  return title
+    .replace(/[^a-zA-Z0-9 ]/g, ' ')
+    .trim()
+    .split(/\s+/)
+    .filter(Boolean)
+    .map((word, index) => (index === 0 ? word.toLowerCase() : word[0]!.toUpperCase() + word.slice(1).toLowerCase()))
+    .join('')
+    .replace(/^[0-9]+/, '')
+    .slice(0, 64);
+}

@@ -3,6 +3,7 @@ import { rolloverEventSchema } from '@csp/shared/api/realtime';
 import { schoolYearsApi } from '#lib/api/admin/schoolYears.ts';
 import { realtime } from '#lib/realtime/socket.svelte.ts';
 import { PendingAction } from '#lib/state/action.svelte.ts';
+import { Loader } from '#lib/state/loader.svelte.ts';
 
 /** Now as an ISO timestamp (a plain string, nothing reactive). */
 const isoNow = (): string => new Date(Date.now()).toISOString();
@@ -17,6 +18,13 @@ export class RolloverRun {
   result = $state<RolloverResult | null>(null);
   readonly starting = new PendingAction();
   readonly #unsubscribe: () => void;
+  /** The pairs of years the next progress read asks about. */
+  #pairs: readonly (readonly [sourceYear: string, targetYear: string])[] = [];
+  /** Pairs without a rollover (404) or unreachable are passed over, so this read never fails as a whole. */
+  readonly #progress = new Loader(
+    (signal) => Promise.all(this.#pairs.map(([from, into]) => schoolYearsApi.rolloverProgress(from, into, signal).catch(() => null))),
+    'The rollover could not be read.',
+  );
 
   constructor() {
     this.#unsubscribe = realtime.on('rollover', rolloverEventSchema, ({ progress }) => this.#take(progress));
@@ -39,11 +47,12 @@ export class RolloverRun {
    * The rollovers the server still keeps (24 h) between these pairs of years: a running one, else the
    * latest, with its report when it finished. Pairs without one (404) or unreachable are passed over.
    */
-  async read(pairs: readonly (readonly [sourceYear: string, targetYear: string])[], signal?: AbortSignal): Promise<void> {
-    const found = await Promise.all(pairs.map(([from, into]) => schoolYearsApi.rolloverProgress(from, into, signal).catch(() => null)));
-    const kept = found.filter((entry) => entry !== null);
+  async read(pairs: readonly (readonly [sourceYear: string, targetYear: string])[]): Promise<void> {
+    this.#pairs = pairs;
+    const found = await this.#progress.load();
+    const kept = (found ?? []).filter((entry) => entry !== null);
     const latest = kept.find((entry) => entry.progress.state === 'running') ?? kept.sort((a, b) => b.progress.updatedAt.localeCompare(a.progress.updatedAt))[0];
-    if (!latest || signal?.aborted) return;
+    if (!latest) return;
     this.#take(latest.progress);
     const shown = this.progress;
     const result = latest.result;
@@ -77,5 +86,6 @@ export class RolloverRun {
 
   destroy(): void {
     this.#unsubscribe();
+    this.#progress.abort();
   }
 }

@@ -1,7 +1,7 @@
 import type { SortingState } from '@tanstack/svelte-table';
-import { USER_SORTS, type User, type UserSort } from '@csp/shared/api/users';
-import { ApiError } from '#lib/api/client.ts';
+import { USER_SORTS, type User, type UserList, type UserSort } from '@csp/shared/api/users';
 import { usersApi, type UserFilters } from '#lib/api/admin/users.ts';
+import { Loader } from '#lib/state/loader.svelte.ts';
 
 export const PAGE_SIZE = 25;
 
@@ -83,39 +83,37 @@ export function viewQuery(view: ListView): UserFilters {
   };
 }
 
+/** What a row's buttons open. */
+export type UserAction = 'edit' | 'access' | 'history' | 'delete';
+
 /** One page of the user list as the server filters, sorts and pages it; never the whole district. */
 export class UserDirectory {
-  users = $state<User[]>([]);
-  total = $state(0);
+  readonly #page: Loader<UserList>;
+  readonly users = $derived.by(() => this.#page.value?.users ?? []);
+  readonly total = $derived.by(() => this.#page.value?.total ?? 0);
   /** True once a first page arrived. */
-  loaded = $state(false);
-  loading = $state(false);
-  error = $state('');
-  /** Bumped to load the same page again (after a change, or Try again). */
-  version = $state(0);
+  readonly loaded = $derived.by(() => this.#page.value !== null);
+  readonly loading = $derived.by(() => this.#page.loading);
+  readonly error = $derived.by(() => this.#page.error);
   /** Every user seen on any page, by id: names the selected rows and bulk outcomes on other pages. */
   known = $state<Record<string, User>>({});
 
-  async load(query: UserFilters, signal: AbortSignal): Promise<void> {
-    this.loading = true;
-    this.error = '';
-    try {
-      const list = await usersApi.list(query, signal);
-      this.users = list.users;
-      this.total = list.total;
+  /** `query`: the request for the view shown (read again whenever it changes, see `follow`). */
+  constructor(query: () => UserFilters) {
+    this.#page = new Loader(async (signal) => {
+      const list = await usersApi.list(query(), signal);
       this.known = { ...this.known, ...Object.fromEntries(list.users.map((user) => [user._id, user])) };
-      this.loaded = true;
-    } catch (error) {
-      if (signal.aborted) return;
-      this.error = error instanceof ApiError ? error.message : 'The users could not be loaded.';
-    } finally {
-      if (!signal.aborted) this.loading = false;
-    }
+      return list;
+    }, 'The users could not be loaded.');
   }
 
-  reload(): void {
-    this.version++;
+  /** For `$effect`: the page for the view, read again when the view changes; the page shown stays meanwhile. */
+  follow(): () => void {
+    return this.#page.follow({ clear: false });
   }
+
+  /** The same page again, after a change (or Try again). */
+  readonly reload = (): void => void this.#page.load();
 
   nameOf(userId: string): string {
     const user = this.known[userId];
