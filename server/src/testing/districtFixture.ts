@@ -7,7 +7,7 @@
  * the same district. Everything is derived from the school's number, so counts can be checked.
  */
 import { sql } from 'drizzle-orm';
-import { currentSchoolYear, NEEDS_UPDATE_LABELS, previousSchoolYear, type NeedsUpdateFlag } from '@csp/shared';
+import { currentSchoolYear, NEEDS_UPDATE_LABELS, previousSchoolYear, type Deadline, type NeedsUpdateFlag } from '@csp/shared';
 import { BUNDLED_BANK } from '@csp/shared/bank';
 import { rowsOf, type Database } from '../storage/database.ts';
 
@@ -50,6 +50,22 @@ export interface GrownDistrict {
   thisYear: string;
   lastYear: string;
   schools: number;
+  /** This year's deadlines: on steps that every tenth school (n % 10 = 9) has not completed. */
+  deadlines: Deadline[];
+}
+
+/** Deadlines of the year on the 6th, 8th, 10th and 12th steps: two in autumn, two in spring. */
+function yearDeadlines(thisYear: string): Deadline[] {
+  const [first, second] = [thisYear.slice(0, 4), thisYear.slice(5)];
+  return [
+    [6, `${first}-09-15`],
+    [8, `${first}-10-15`],
+    [10, `${second}-03-01`],
+    [12, `${second}-05-01`],
+  ].map(([ord, dueDate]) => {
+    const step = BUNDLED_BANK.steps[(ord as number) - 1]!;
+    return { stepKey: step.key, label: step.title, dueDate: dueDate as string };
+  });
 }
 
 /** Grows the district in `db` (a migrated database, with or without the demo seed). */
@@ -82,6 +98,10 @@ export async function growDistrict(db: Database, size: DistrictSize = DISTRICT_S
   await run(sql`insert into school_year_settings (school_year, archived, question_bank_version, term_start, term_end)
     values (${lastYear}, true, ${bankVersion}, ${`${lastYear.slice(0, 4)}-08-15`}, ${`${lastYear.slice(5)}-06-15`})
     on conflict (school_year) do update set archived = true`);
+  const deadlines = yearDeadlines(thisYear);
+  await run(sql`insert into school_year_settings (school_year, question_bank_version, deadlines, term_start, term_end)
+    values (${thisYear}, ${bankVersion}, ${JSON.stringify(deadlines)}::jsonb, ${`${thisYear.slice(0, 4)}-08-15`}, ${`${thisYear.slice(5)}-06-15`})
+    on conflict (school_year) do update set deadlines = excluded.deadlines`);
 
   // Last year: every school's plan, in its final state.
   await run(sql`insert into plans (id, school_name, school_year, status, user_id, principal_email, question_bank_version, submitted_at, reviewed_at, created_at, updated_at)
@@ -133,12 +153,12 @@ export async function growDistrict(db: Database, size: DistrictSize = DISTRICT_S
   await run(sql`insert into audit_logs (id, actor_id, actor_email, action, target_type, target_id, summary, created_at)
     values (${idOf('audit-rollover', sql`0`)}, null, null, 'district.rollover', 'schoolYear', ${lastYear},
       ${JSON.stringify({ sourceYear: lastYear, targetYear: thisYear, considered: size.schools, created: size.schools })}::jsonb, ${rolledOverAt})`);
-  const [{ count: written }] = await rowsOf<{ count: number }>(db, sql`select count(*)::int as count from audit_logs`);
+  const [written] = await rowsOf<{ count: number }>(db, sql`select count(*)::int as count from audit_logs`);
   await run(sql`insert into audit_logs (id, actor_id, actor_email, action, target_type, target_id, summary, created_at)
     select ${idOf('audit-edit', n)}, ${idOf('principal', sql`(1 + n % ${size.schools}::int)`)}, ${principal(sql`(1 + n % ${size.schools}::int)`)},
       'answer.edited', 'plan', case when n % 2 = 0 then ${idOf('plan-last', sql`(1 + n % ${size.schools}::int)`)} else ${idOf('plan-this', sql`(1 + n % ${size.schools}::int)`)} end,
       ${JSON.stringify({ stepKey: stepKeys[1] })}::jsonb, ${lastYearStart}::timestamptz + (n::float8 / ${size.auditRecords}::float8) * ${`${span} milliseconds`}::interval
-    from generate_series(1, greatest(0, ${size.auditRecords - written}::int)) n`);
+    from generate_series(1, greatest(0, ${size.auditRecords - (written?.count ?? 0)}::int)) n`);
   await run(sql`analyze`);
-  return { thisYear, lastYear, schools: size.schools };
+  return { thisYear, lastYear, schools: size.schools, deadlines };
 }
