@@ -1,5 +1,5 @@
 import { and, asc, eq, inArray, sql } from 'drizzle-orm';
-import { countRows, offsetOf, type Paging } from '../../storage/paging.ts';
+import { offsetOf, type Paging } from '../../storage/paging.ts';
 import type { StatusTimeline } from '@csp/shared/api/reports';
 import type { BaseServices } from '../../services.ts';
 import { auditLogs, plans } from '../../storage/schema.ts';
