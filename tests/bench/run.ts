@@ -54,6 +54,7 @@ const BENCHMARKS: Benchmark[] = [
   { name: 'pageweight', file: 'pageweight.bench.ts', title: '8. Page weight in Chromium', budget: 120, minimum: 60 },
   { name: 'history', file: 'history.bench.ts', title: '9. Answer history at district size', budget: 600, minimum: 180 },
   { name: 'mail', file: 'mail.bench.ts', title: '10. Deadline reminders and mail', budget: 180, minimum: 60 },
+  { name: 'district', file: 'district.bench.ts', title: '11. Admin pages and dashboard at district size', budget: 240, minimum: 90 },
 ];
 
 /** exports.bench.ts (written by another engineer) records its own shape; these are its figures. */

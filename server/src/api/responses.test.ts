@@ -46,7 +46,7 @@ import {
 } from '@csp/shared/api/admin';
 import { clientErrorResponseSchema, publicOverviewSchema } from '@csp/shared/api/public';
 import { adminHealthSchema, healthSchema } from '@csp/shared/api/health';
-import { statusTimelineSchema, yearFiguresSchema } from '@csp/shared/api/reports';
+import { notStartedListSchema, statusTimelineSchema, yearFiguresSchema } from '@csp/shared/api/reports';
 import {
   commentEventSchema,
   flagEventSchema,
@@ -542,6 +542,7 @@ describe('responses and realtime events parse with the shared schemas', () => {
     const timeline = conforms(statusTimelineSchema, await ok(admin.get(`/api/admin/reports/timeline?schoolYear=${YEAR}`)), 'timeline');
     expect(timeline.events.map((event) => event.action)).toContain('plan.submit');
     conforms(yearFiguresSchema, await ok(admin.get('/api/admin/reports/figures')), 'figures');
+    conforms(notStartedListSchema, await ok(admin.get(`/api/admin/reports/not-started?schoolYear=${YEAR}`)), 'not started');
     const { actors } = conforms(auditActorListSchema, await ok(admin.get('/api/admin/audit-logs/actors?q=example')), 'audit actors');
     expect(actors.map((actor) => actor.actorEmail)).toContain(SUPERADMIN);
   });

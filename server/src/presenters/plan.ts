@@ -1,5 +1,5 @@
 import { PRINCIPAL_LETTER_KEY } from '@csp/shared';
-import type { FullPlan, PlanSummary, StepResponse, StoredStep, UserPermission } from '@csp/shared/api/forms';
+import type { FullPlan, PlanListItem, PlanSummary, StepResponse, StoredStep, UserPermission } from '@csp/shared/api/forms';
 import type { FullPlanRows } from '../domain/plans/loadFullPlan.ts';
 import { presentComment } from './comment.ts';
 import { planAbilitiesOf } from '../policy/index.ts';
@@ -43,6 +43,12 @@ export function presentPlanSummary(plan: PlanRow, completedSteps: string[], year
     createdAt: plan.createdAt.toISOString(),
     updatedAt: plan.updatedAt.toISOString(),
   };
+}
+
+/** A plan in a light list: the summary with counts in place of its review flags and transfer history. */
+export function presentPlanListItem(plan: PlanRow, completedSteps: string[], yearArchived: boolean, openComments: number): PlanListItem {
+  const { needsUpdate, transferHistory: _transferHistory, ...summary } = presentPlanSummary(plan, completedSteps, yearArchived);
+  return { ...summary, flagsToReview: needsUpdate.length, openComments };
 }
 
 function presentStep(step: StepRow): StoredStep {

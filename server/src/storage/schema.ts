@@ -275,7 +275,14 @@ export const auditLogs = pgTable(
   (t) => [
     index('audit_created_idx').on(t.createdAt),
     index('audit_actor_idx').on(t.actorId, t.createdAt),
-    index('audit_target_idx').on(t.targetType, t.targetId),
+    // A target's records in time order: a plan's status timeline, a user's changes.
+    index('audit_target_idx').on(t.targetType, t.targetId, t.createdAt),
+    // The actor search groups by e-mail and id and orders by the latest record: read from this index alone.
+    index('audit_actor_email_idx').on(t.actorEmail, t.actorId, t.createdAt),
+    // A user's history also finds the bulk actions and imports whose summaries name the user.
+    index('audit_user_summary_idx')
+      .using('gin', sql`${t.summary} jsonb_path_ops`)
+      .where(sql`${t.targetType} = 'user'`),
     hexId(t.id, 'audit_logs'),
   ],
 );

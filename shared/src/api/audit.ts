@@ -19,9 +19,13 @@ export const auditRecordSchema = z.object({
   _id: z.string(),
   actorId: z.string().nullable(),
   actorEmail: z.string().nullable(),
+  /** The actor's name today; null for the system or a deleted user. */
+  actorName: z.string().nullable(),
   action: z.string(),
   targetType: z.string(),
   targetId: z.string().nullable(),
+  /** The target in words: a plan's school and year, a person's name, a school year, a question bank version; null when unknown. */
+  targetName: z.string().nullable(),
   summary: z.record(z.string(), z.unknown()),
   ip: z.string().nullable(),
   createdAt: z.string(),
@@ -83,6 +87,7 @@ export const AUDIT_ACTION_SUGGESTIONS = [
   'plan.live-override',
   'plan.review',
   'plan.review-flag',
+  'plan.rollover',
   'plan.share',
   'plan.submit',
   'plan.transfer',

@@ -17,6 +17,9 @@ const questionIdSchema = z.string().regex(QUESTION_ID_PATTERN, 'must be a questi
 export const PLAN_SORTS = ['school', 'principal', 'status', 'progress', 'flags', 'updated'] as const;
 export type PlanSort = (typeof PLAN_SORTS)[number];
 
+/** How much of each plan a list carries: `full` (the specification's fields) or `light` (counts instead of flags). */
+export const PLAN_LIST_VIEWS = ['full', 'light'] as const;
+
 export const listFormsQuerySchema = pagingSchema.extend({
   schoolYear: schoolYearSchema.optional(),
   limit: z.coerce.number().int().min(1).max(200).default(200),
@@ -25,6 +28,10 @@ export const listFormsQuerySchema = pagingSchema.extend({
   q: z.string().trim().min(1).max(200).optional(),
   sort: z.enum(PLAN_SORTS).optional(),
   order: z.enum(['asc', 'desc']).default('asc'),
+  view: z.enum(PLAN_LIST_VIEWS).default('full').meta({
+    description:
+      '`full` (the default): each plan with its review flags (`needsUpdate`) and transfer history. `light`: those two replaced by counts, `flagsToReview` and `openComments` (a rolled-over plan carries about thirty flags, so a list of them is several times lighter).',
+  }),
 });
 /** What a client may send: every field optional (the server fills the defaults). */
 export type ListFormsQuery = Partial<z.output<typeof listFormsQuerySchema>>;
@@ -148,6 +155,17 @@ export type CreateFormResponse = z.infer<typeof createFormResponseSchema>;
 
 export const planListSchema = z.object({ forms: z.array(planSummarySchema), total: z.number().int(), page: z.number().int(), limit: z.number().int() });
 export type PlanList = z.infer<typeof planListSchema>;
+
+/** A plan in a `view=light` list: counts in place of the review flags and the transfer history. */
+export const planListItemSchema = planSummarySchema.omit({ needsUpdate: true, transferHistory: true }).extend({
+  /** Review flags still set (answers copied from last year to confirm, questions new or changed). */
+  flagsToReview: z.number().int(),
+  /** Review comments not yet resolved (open or read). */
+  openComments: z.number().int(),
+});
+export type PlanListItem = z.infer<typeof planListItemSchema>;
+export const lightPlanListSchema = planListSchema.extend({ forms: z.array(planListItemSchema) });
+export type LightPlanList = z.infer<typeof lightPlanListSchema>;
 
 export const storedStepSchema = z.object({
   completed: z.boolean(),

@@ -22,6 +22,8 @@ export const publicOverviewSchema = z.object({
   sectionCount: z.number().int(),
   schoolsServed: z.number().int(),
   currentYearPlans: z.number().int(),
+  /** Plans of the current year someone has started (the dashboard's meaning of started). */
+  startedThisYear: z.number().int(),
   submittedThisYear: z.number().int(),
 });
 export type PublicOverview = z.infer<typeof publicOverviewSchema>;

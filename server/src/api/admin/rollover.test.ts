@@ -294,6 +294,22 @@ describe('POST /api/admin/forms/rollover', () => {
     expect(await stepsOfPlans([...preCreatedIds.values()])).toEqual(preCreatedBefore);
     // The source plans are untouched too.
     expect(await stepsOfPlans(sourcePlans.map((plan) => plan.id))).toEqual(sourceSteps);
+
+    // The audit log: one record per created plan, named by school and year, grouped under the run's record by its id.
+    const run = (await admin.get('/api/users/audit-logs?action=district.rollover')).body.logs.find(
+      (record: { summary: { sourceYear?: string } }) => record.summary.sourceYear === SOURCE,
+    );
+    expect(run.summary).toMatchObject({ sourceYear: SOURCE, targetYear: TARGET, created: body.created.length });
+    const records = [];
+    for (let page = 1; ; page++) {
+      const { logs } = (await admin.get(`/api/users/audit-logs?action=plan.rollover&limit=200&page=${page}`)).body;
+      records.push(...logs.filter((record: { summary: { runId?: string } }) => record.summary.runId === run.summary.runId));
+      if (logs.length < 200) break;
+    }
+    expect(records.map((record) => [record.targetId, record.targetName]).sort()).toEqual(
+      body.created.map((entry: { school: string; formId: string }) => [entry.formId, `${entry.school} ${TARGET}`]).sort(),
+    );
+    expect(records[0]).toMatchObject({ actorEmail: 'superadmin@example.org', targetType: 'plan', summary: { sourceYear: SOURCE, targetYear: TARGET } });
   });
 
   it('is idempotent: a second run creates nothing and skips every school', async () => {

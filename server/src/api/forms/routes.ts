@@ -1,4 +1,5 @@
 import Router from '@koa/router';
+import { z } from 'zod';
 import type { Context } from 'koa';
 import type { Services } from '../../services.ts';
 import { authOf, superAdminOnly, callerOf, districtCallerOf } from '../../auth/gate.ts';
@@ -18,7 +19,7 @@ import { transferCandidates, transferOwnership } from '../../domain/sharing/tran
 import { stepKeysOf } from '../../domain/questionBank/bankCatalog.ts';
 import { duplicatePlan } from '../../domain/plans/duplicatePlan.ts';
 import { comparePlans } from '../../domain/plans/comparePlans.ts';
-import { completedStepsOf, presentFullPlan, presentPlanSummary } from '../../presenters/plan.ts';
+import { completedStepsOf, presentFullPlan, presentPlanListItem, presentPlanSummary } from '../../presenters/plan.ts';
 import { compareQuerySchema, duplicateSchema } from '@csp/shared/api/forms';
 import {
   attestResponseSchema,
@@ -30,6 +31,7 @@ import {
   emailShareResponseSchema,
   emailShareSchema,
   fullPlanSchema,
+  lightPlanListSchema,
   listFormsQuerySchema,
   planListSchema,
   planUpdateResponseSchema,
@@ -43,6 +45,7 @@ import {
   type CreateFormResponse,
   type DuplicateResponse,
   type EmailShareResponse,
+  type LightPlanList,
   type PlanList,
   type PlanUpdateResponse,
   type ReviewFlagResponse,
@@ -54,7 +57,12 @@ import { operations } from '../../http/operation.ts';
 import { successSchema } from '@csp/shared/api/common';
 
 const operation = operations('Plans', {
-  list: { summary: 'List plans', query: listFormsQuerySchema, responses: { 200: planListSchema } },
+  list: {
+    summary: 'List plans',
+    description: 'With `view=light`, each plan carries `flagsToReview` and `openComments` instead of `needsUpdate` and `transferHistory`.',
+    query: listFormsQuerySchema,
+    responses: { 200: z.union([planListSchema, lightPlanListSchema]) },
+  },
   create: { summary: 'Create a plan', body: createFormSchema, responses: { 200: createFormResponseSchema } },
   transferCandidates: { summary: 'Principals who can receive a plan', responses: { 200: transferCandidatesSchema } },
   transfer: { summary: 'Transfer a plan to another principal', body: transferSchema, responses: { 200: transferResponseSchema } },
@@ -80,14 +88,21 @@ export function formsRoutes(services: Services): Router {
   router.get('/', operation.list, async (ctx) => {
     const actor = authOf(ctx).actor;
     const query = parse(listFormsQuerySchema, ctx.query);
-    const { rows, total } = await listPlans(services, actor, query);
-    const forms = await Promise.all(
-      rows.map(async ({ plan, completedStepKeys, yearArchived }) => {
-        const stepKeys = stepKeysOf(await services.banks.resolve(plan.questionBankVersion));
-        return presentPlanSummary(plan, completedStepsOf(stepKeys, completedStepKeys), yearArchived);
-      }),
+    const light = query.view === 'light';
+    const { rows, total } = await listPlans(services, actor, { ...query, countOpenComments: light });
+    const listed = await Promise.all(
+      rows.map(async (row) => ({
+        ...row,
+        completedSteps: completedStepsOf(stepKeysOf(await services.banks.resolve(row.plan.questionBankVersion)), row.completedStepKeys),
+      })),
     );
-    ctx.body = { forms, total, page: query.page, limit: query.limit } satisfies PlanList;
+    const paging = { total, page: query.page, limit: query.limit };
+    ctx.body = light
+      ? ({
+          forms: listed.map((row) => presentPlanListItem(row.plan, row.completedSteps, row.yearArchived, row.openComments)),
+          ...paging,
+        } satisfies LightPlanList)
+      : ({ forms: listed.map((row) => presentPlanSummary(row.plan, row.completedSteps, row.yearArchived)), ...paging } satisfies PlanList);
   });
 
   router.post('/', operation.create, async (ctx) => {

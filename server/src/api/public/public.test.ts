@@ -50,6 +50,8 @@ describe('GET /api/public/overview', () => {
       sectionCount: BUNDLED_BANK.steps.length,
       schoolsServed: 7,
       currentYearPlans: 6,
+      // Started: the four plans past draft; the demo's two drafts have nothing saved this year.
+      startedThisYear: 4,
       submittedThisYear: 3,
     };
     expect(await first.json()).toEqual(figures);
@@ -69,7 +71,7 @@ describe('GET /api/public/overview', () => {
     // Without the cached entry the figures are computed again.
     await server.services.kv.delete('public:overview');
     const third = await anonymous().get('/api/public/overview');
-    expect(third.body).toEqual({ ...figures, schoolsServed: 8, currentYearPlans: 7, submittedThisYear: 5 });
+    expect(third.body).toEqual({ ...figures, schoolsServed: 8, currentYearPlans: 7, startedThisYear: 5, submittedThisYear: 5 });
     expect(JSON.parse((await server.services.kv.get('public:overview'))!)).toEqual(third.body);
   });
 });

@@ -193,7 +193,11 @@ describe('GET /api/admin/reports/timeline', () => {
     expect([...times].sort((a, b) => a - b)).toEqual(times);
 
     const empty = await admin.get('/api/admin/reports/timeline?schoolYear=1950-1951');
-    expect(empty.body).toEqual({ schoolYear: '1950-1951', statusCounts: {}, events: [] });
+    expect(empty.body).toEqual({ schoolYear: '1950-1951', statusCounts: {}, events: [], total: 0, page: 1, limit: 50 });
+    // Paged, oldest first: the second page of two events a page holds the third and fourth.
+    const second = await admin.get(`/api/admin/reports/timeline?schoolYear=${TIMELINE_YEAR}&page=2&limit=2`);
+    expect(second.body).toMatchObject({ total: 5, page: 2, limit: 2 });
+    expect(second.body.events).toEqual(body.events.slice(2, 4));
     expect((await admin.get('/api/admin/reports/timeline')).body.schoolYear).toBe(CURRENT);
     expect((await admin.get('/api/admin/reports/timeline?schoolYear=x')).status).toBe(400);
   });
@@ -309,7 +313,10 @@ describe('GET /api/admin/reports/figures', () => {
     expect(step('tableOfContents')).toMatchObject({ completed: 1, total: 3 });
     expect(step('counselingPlan')).toMatchObject({ completed: 0, total: 3 });
     expect(body.completionByStep).toHaveLength(BUNDLED_BANK.steps.length);
-    expect(body.notStarted).toEqual([{ formId: beta, schoolName: 'Figures Beta' }]);
+    expect(body.notStartedCount).toBe(1);
+    const notStarted = await admin.get(`/api/admin/reports/not-started?schoolYear=${FIGURES_YEAR}`);
+    expect(notStarted.status).toBe(200);
+    expect(notStarted.body).toEqual({ plans: [{ formId: beta, schoolName: 'Figures Beta', copied: false }], total: 1, page: 1, limit: 50 });
     expect(body.overdue).toEqual([
       { stepKey: 'tableOfContents', label: 'Contents', dueDate: '2020-09-15', plansNotComplete: 2 },
       { stepKey: 'attendancePlan', label: 'Attendance', dueDate: '2020-10-01', plansNotComplete: 1 },

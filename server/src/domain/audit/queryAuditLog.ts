@@ -1,6 +1,7 @@
-import { and, desc, eq, gte, lte, type SQL } from 'drizzle-orm';
+import { and, desc, eq, gte, lte, sql, type SQL } from 'drizzle-orm';
+import { alias } from 'drizzle-orm/pg-core';
 import type { Database } from '../../storage/database.ts';
-import { auditLogs } from '../../storage/schema.ts';
+import { auditLogs, plans, users } from '../../storage/schema.ts';
 import { countRows, offsetOf, type Paging } from '../../storage/paging.ts';
 
 export interface AuditQuery {
@@ -32,10 +33,37 @@ export function queryAuditLog(db: Database, query: AuditQuery) {
   return auditLogPage(db, auditFilters(query), query);
 }
 
-/** One page of the audit records `where` selects, newest first, with their total. */
+const targetUser = alias(users, 'target_user');
+const actor = alias(users, 'actor');
+const targetPlan = alias(plans, 'target_plan');
+/** A deleted plan is named by what its records kept (creation and deletion record the school and year). */
+const recordedPlan = (field: string) => sql`coalesce(${auditLogs.summary} -> 'after' ->> ${field}, ${auditLogs.summary} -> 'before' ->> ${field})`;
+
+/**
+ * What a record is about, in words: a plan's school and year, a person's name, a school year, a
+ * question bank version. Names are today's (a renamed school shows its new name); null when the
+ * target is gone and its records kept no name.
+ */
+const targetName = sql<string | null>`case ${auditLogs.targetType}
+  when 'plan' then coalesce(${targetPlan.schoolName} || ' ' || ${targetPlan.schoolYear}, ${recordedPlan('schoolName')} || ' ' || ${recordedPlan('schoolYear')})
+  when 'user' then ${targetUser.name}
+  when 'schoolYear' then ${auditLogs.targetId}
+  when 'questionBank' then 'Question bank ' || ${auditLogs.targetId}
+  end`;
+
+/** One page of the audit records `where` selects, newest first, with their total; each with its actor's and target's names. */
 export async function auditLogPage(db: Database, where: SQL | undefined, paging: Paging) {
   const [rows, total] = await Promise.all([
-    db.select().from(auditLogs).where(where).orderBy(desc(auditLogs.createdAt), desc(auditLogs.id)).limit(paging.limit).offset(offsetOf(paging)),
+    db
+      .select({ record: auditLogs, actorName: actor.name, targetName })
+      .from(auditLogs)
+      .leftJoin(actor, eq(actor.id, auditLogs.actorId))
+      .leftJoin(targetPlan, and(eq(auditLogs.targetType, 'plan'), eq(targetPlan.id, auditLogs.targetId)))
+      .leftJoin(targetUser, and(eq(auditLogs.targetType, 'user'), eq(targetUser.id, auditLogs.targetId)))
+      .where(where)
+      .orderBy(desc(auditLogs.createdAt), desc(auditLogs.id))
+      .limit(paging.limit)
+      .offset(offsetOf(paging)),
     countRows(db, auditLogs, where),
   ]);
   return { rows, total };

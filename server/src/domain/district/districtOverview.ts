@@ -3,6 +3,7 @@ import { currentSchoolYear, previousSchoolYear } from '@csp/shared';
 import type { PublicOverview as DistrictOverview } from '@csp/shared/api/public';
 import type { BaseDomainServices } from '../domainServices.ts';
 import { plans } from '../../storage/schema.ts';
+import { planStarted } from './planStarted.ts';
 
 const OVERVIEW_CACHE_KEY = 'public:overview';
 const OVERVIEW_TTL_MS = 60_000;
@@ -18,6 +19,7 @@ export async function districtOverview({ storage, kv, banks, logger }: BaseDomai
     db
       .select({
         total: sql<number>`count(*)::int`,
+        started: sql<number>`(count(*) filter (where ${planStarted}))::int`,
         submitted: sql<number>`(count(*) filter (where ${inArray(plans.status, ['submitted', 'under_review', 'approved'])}))::int`,
       })
       .from(plans)
@@ -30,6 +32,7 @@ export async function districtOverview({ storage, kv, banks, logger }: BaseDomai
     sectionCount: bank.steps.length,
     schoolsServed: schools?.count ?? 0,
     currentYearPlans: thisYear?.total ?? 0,
+    startedThisYear: thisYear?.started ?? 0,
     submittedThisYear: thisYear?.submitted ?? 0,
   };
   await kv.set(OVERVIEW_CACHE_KEY, JSON.stringify(overview), OVERVIEW_TTL_MS).catch((error: unknown) => logger.warn({ err: error }, 'overview not cached'));

@@ -1,18 +1,20 @@
-import { and, eq, sql } from 'drizzle-orm';
+import { eq, sql } from 'drizzle-orm';
 import { PLAN_STATUSES, PRINCIPAL_LETTER_KEY } from '@csp/shared';
 import type { YearFigures } from '@csp/shared/api/reports';
 import type { BaseDomainServices } from '../domainServices.ts';
 import { planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
+import { countRows } from '../../storage/paging.ts';
+import { notStartedOfYear } from './planStarted.ts';
 
 /**
- * A year across the district: plans by status, how many plans completed each step, the schools
- * whose plan nobody has written in yet, each deadline with the plans still missing its step (and
+ * A year across the district: plans by status, how many plans completed each step, how many plans
+ * nobody has started (planStarted.ts), each deadline with the plans still missing its step (and
  * those that passed). Counted in the database, so it stays cheap at 1,600 schools.
  */
 export async function yearFigures({ storage, banks }: BaseDomainServices, schoolYear: string, today = new Date()): Promise<YearFigures> {
   const db = storage.db;
   const ofYear = eq(plans.schoolYear, schoolYear);
-  const [statusRows, stepRows, notStarted, [settings], bank] = await Promise.all([
+  const [statusRows, stepRows, notStartedCount, [settings], bank] = await Promise.all([
     db
       .select({ status: plans.status, count: sql<number>`count(*)::int` })
       .from(plans)
@@ -24,11 +26,7 @@ export async function yearFigures({ storage, banks }: BaseDomainServices, school
       .innerJoin(plans, eq(plans.id, planSteps.formId))
       .where(ofYear)
       .groupBy(planSteps.stepKey),
-    db
-      .select({ formId: plans.id, schoolName: plans.schoolName })
-      .from(plans)
-      .where(and(ofYear, sql`not exists (select 1 from ${planSteps} where ${planSteps.formId} = ${plans.id} and ${planSteps.revisionCount} > 0)`))
-      .orderBy(plans.schoolName),
+    countRows(db, plans, notStartedOfYear(schoolYear)),
     db.select({ deadlines: schoolYearSettings.deadlines }).from(schoolYearSettings).where(eq(schoolYearSettings.schoolYear, schoolYear)).limit(1),
     banks.resolve(await banks.versionForYear(schoolYear)),
   ]);
@@ -45,7 +43,7 @@ export async function yearFigures({ storage, banks }: BaseDomainServices, school
     completionByStep: bank.steps
       .filter((step) => step.key !== PRINCIPAL_LETTER_KEY)
       .map((step) => ({ stepKey: step.key, title: step.title, completed: completed.get(step.key) ?? 0, total: planCount })),
-    notStarted,
+    notStartedCount,
     overdue: deadlines.filter((deadline) => deadline.dueDate < todayIso && deadline.plansNotComplete > 0),
     deadlines,
   };

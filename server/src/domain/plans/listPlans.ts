@@ -3,7 +3,7 @@ import type { PlanStatus } from '@csp/shared';
 import type { PlanSort } from '@csp/shared/api/forms';
 import type { DomainServices } from '../domainServices.ts';
 
-import { planShares, planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
+import { comments, planShares, planSteps, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { containsPattern } from '../../storage/likePattern.ts';
 import { countRows, offsetOf } from '../../storage/paging.ts';
 import type { PlanRow, UserRow } from '../../storage/rows.ts';
@@ -11,7 +11,7 @@ import type { Database } from '../../storage/database.ts';
 import { visiblePlansOf } from '../../policy/index.ts';
 
 export interface PlanListing {
-  rows: { plan: PlanRow; completedStepKeys: string[]; yearArchived: boolean }[];
+  rows: { plan: PlanRow; completedStepKeys: string[]; yearArchived: boolean; openComments: number }[];
   total: number;
 }
 
@@ -47,6 +47,8 @@ export async function listPlans(
     q?: string | undefined;
     sort?: PlanSort | undefined;
     order?: 'asc' | 'desc';
+    /** Count each plan's open comments (the light list's `openComments`); 0 otherwise. */
+    countOpenComments?: boolean;
   },
 ): Promise<PlanListing> {
   const filters: SQL[] = [];
@@ -63,6 +65,9 @@ export async function listPlans(
   const completed = sql<
     string[]
   >`coalesce((select array_agg(${planSteps.stepKey}) from ${planSteps} where ${planSteps.formId} = ${plans.id} and ${planSteps.completed}), '{}')`;
+  const openComments = query.countOpenComments
+    ? sql<number>`(select count(*)::int from ${comments} where ${comments.formId} = ${plans.id} and ${comments.status} <> 'fixed')`
+    : sql<number>`0`;
   const sortColumns: Record<PlanSort, SQL> = {
     school: sql`${plans.schoolName}`,
     principal: sql`coalesce(${plans.principalEmail}, '')`,
@@ -78,7 +83,7 @@ export async function listPlans(
     : [desc(plans.schoolYear), asc(plans.schoolName), asc(plans.id)];
   const [rows, total] = await Promise.all([
     storage.db
-      .select({ plan: plans, completedStepKeys: completed, archived: schoolYearSettings.archived })
+      .select({ plan: plans, completedStepKeys: completed, archived: schoolYearSettings.archived, openComments })
       .from(plans)
       .leftJoin(schoolYearSettings, eq(schoolYearSettings.schoolYear, plans.schoolYear))
       .where(where)
@@ -89,6 +94,11 @@ export async function listPlans(
   ]);
   return {
     total,
-    rows: rows.map((row) => ({ plan: row.plan, completedStepKeys: row.completedStepKeys, yearArchived: row.archived ?? false })),
+    rows: rows.map((row) => ({
+      plan: row.plan,
+      completedStepKeys: row.completedStepKeys,
+      yearArchived: row.archived ?? false,
+      openComments: row.openComments,
+    })),
   };
 }

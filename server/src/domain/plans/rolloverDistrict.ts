@@ -4,7 +4,8 @@ import type { DomainServices } from '../domainServices.ts';
 import { planSteps, planVersions, plans, schoolYearSettings } from '../../storage/schema.ts';
 import { copiedVersionOf } from '../history/planVersions.ts';
 import { invalidInput, conflict, notFound } from '../../errors.ts';
-import { recordAudit, type Caller } from '../audit/recordAudit.ts';
+import { recordAudit, recordAudits, type Caller } from '../audit/recordAudit.ts';
+import { newId } from '../../storage/ids.ts';
 import { ensureYearSettings } from '../schoolYears/ensureYearSettings.ts';
 import { announceFills, buildPlanCopy, fillPlanFromSource, type YearCopyTarget } from './planCopy.ts';
 import type { PlanRow, StepRow } from '../../storage/rows.ts';
@@ -61,6 +62,8 @@ export async function rolloverDistrict(
   const { kv, banks, events } = services;
   const db = services.storage.db;
   const owner = `${caller.auth.user.id}:${Date.now()}`;
+  /** Groups the run's audit records: one per created plan, and the run's own. */
+  const runId = newId();
   if (!(await kv.claim(LOCK_KEY, owner, '', LOCK_TTL_MS)).acquired) throw conflict('A rollover is already running');
 
   const progress: RolloverProgress = {
@@ -145,7 +148,7 @@ export async function rolloverDistrict(
           result.errors.push({ school: source.schoolName, error: message(error) });
         }
       }
-      await insertCopies(services, caller.auth.actor, copies, result);
+      await insertCopies(services, caller, { runId, sourceYear, targetYear }, copies, result);
       Object.assign(progress, {
         processed: Math.min(sources.length, start + batch.length),
         created: result.created.length,
@@ -164,6 +167,7 @@ export async function rolloverDistrict(
         targetType: 'schoolYear',
         targetId: sourceYear,
         summary: {
+          runId,
           sourceYear,
           targetYear,
           force,
@@ -187,10 +191,14 @@ export async function rolloverDistrict(
   }
 }
 
-/** One transaction per batch; a failing batch is retried school by school so one bad row names itself. */
+/**
+ * One transaction per batch, with an audit record per created plan carrying the run's id; a failing
+ * batch is retried school by school so one bad row names itself.
+ */
 async function insertCopies(
   services: DomainServices,
-  by: { id: string; name: string },
+  caller: Caller,
+  run: { runId: string; sourceYear: string; targetYear: string },
   copies: { school: string; copy: ReturnType<typeof buildPlanCopy> }[],
   result: RolloverResult,
 ) {
@@ -200,7 +208,21 @@ async function insertCopies(
     db.transaction(async (tx) => {
       await tx.insert(plans).values(items.map((item) => item.copy.plan));
       await tx.insert(planSteps).values(items.flatMap((item) => item.copy.steps));
-      await tx.insert(planVersions).values(items.map((item) => copiedVersionOf(item.copy.plan.id, item.copy.steps, by)));
+      await tx.insert(planVersions).values(items.map((item) => copiedVersionOf(item.copy.plan.id, item.copy.steps, caller.auth.actor)));
+      await recordAudits(
+        tx,
+        caller,
+        items.map(({ copy: { plan } }) => ({
+          action: 'plan.rollover',
+          targetType: 'plan',
+          targetId: plan.id,
+          summary: {
+            ...run,
+            sourceFormId: plan.copiedFromId,
+            after: { schoolName: plan.schoolName, schoolYear: plan.schoolYear, status: plan.status ?? 'draft', reviewFlags: plan.needsUpdate?.length ?? 0 },
+          },
+        })),
+      );
     });
   try {
     await insert(copies);

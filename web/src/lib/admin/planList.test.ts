@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanSummary } from '@csp/shared/api/forms';
+import type { PlanListItem } from '@csp/shared/api/forms';
 import { allPlans, planExportName, planExportRows, readPlanFilters, reviewEach } from './planList.ts';
 
-const plan = (id: string, fields: Partial<PlanSummary> = {}) =>
+const plan = (id: string, fields: Partial<PlanListItem> = {}) =>
   ({
     _id: id,
     schoolName: `School ${id}`,
@@ -10,10 +10,11 @@ const plan = (id: string, fields: Partial<PlanSummary> = {}) =>
     status: 'submitted',
     principalEmail: null,
     completedSteps: ['a', 'b'],
-    needsUpdate: [],
+    flagsToReview: 0,
+    openComments: 0,
     updatedAt: '2026-11-20T10:00:00.000Z',
     ...fields,
-  }) as PlanSummary;
+  }) as PlanListItem;
 
 describe('readPlanFilters', () => {
   it('reads the view from the address and ignores what it does not know', () => {
@@ -40,9 +41,7 @@ describe('the CSV export', () => {
     });
     expect(pages).toEqual([1, 2, 3]);
     expect(rows).toHaveLength(450);
-    const [header, first] = planExportRows([
-      plan('x', { principalEmail: 'p@example.org', needsUpdate: [{ questionId: 'q1', stepKey: 'a', reason: 'new', label: 'Q1' }] }),
-    ]);
+    const [header, first] = planExportRows([plan('x', { principalEmail: 'p@example.org', flagsToReview: 1 })]);
     expect(header![0]).toBe('School');
     expect(first).toEqual(['School x', '2026-2027', 'p@example.org', 'Submitted', 2, 1, '2026-11-20T10:00:00.000Z']);
     expect(planExportName({ schoolYear: '2026-2027', status: 'approved' })).toBe('plans-2026-2027-approved.csv');

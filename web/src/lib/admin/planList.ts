@@ -1,5 +1,5 @@
 import { currentSchoolYear, PLAN_STATUSES, type PlanStatus } from '@csp/shared';
-import { PLAN_SORTS, type ListFormsQuery, type PlanSort, type PlanSummary } from '@csp/shared/api/forms';
+import { PLAN_SORTS, type ListFormsQuery, type PlanSort, type PlanListItem } from '@csp/shared/api/forms';
 import { statusLabel } from '#lib/format.ts';
 
 /** Rows a page of the admin plan list shows. */
@@ -32,9 +32,9 @@ export function readPlanFilters(params: { get(name: string): string | null }, th
 /** Every plan the filters match, read a large page at a time (the export's rows, whatever page is shown). */
 export async function allPlans(
   filters: ListFormsQuery,
-  list: (query: ListFormsQuery) => Promise<{ forms: PlanSummary[]; total: number }>,
-): Promise<PlanSummary[]> {
-  const rows: PlanSummary[] = [];
+  list: (query: ListFormsQuery) => Promise<{ forms: PlanListItem[]; total: number }>,
+): Promise<PlanListItem[]> {
+  const rows: PlanListItem[] = [];
   for (let page = 1; ; page++) {
     const answer = await list({ ...filters, page, limit: EXPORT_PAGE_SIZE });
     rows.push(...answer.forms);
@@ -43,7 +43,7 @@ export async function allPlans(
 }
 
 /** The export's table: a header row, then one row per plan. */
-export function planExportRows(plans: PlanSummary[]): (string | number)[][] {
+export function planExportRows(plans: PlanListItem[]): (string | number)[][] {
   return [
     ['School', 'School year', 'Principal', 'Status', 'Steps complete', 'Review flags', 'Last edit'],
     ...plans.map((plan) => [
@@ -52,7 +52,7 @@ export function planExportRows(plans: PlanSummary[]): (string | number)[][] {
       plan.principalEmail ?? '',
       statusLabel(plan.status),
       plan.completedSteps.length,
-      plan.needsUpdate.length,
+      plan.flagsToReview,
       plan.updatedAt,
     ]),
   ];
@@ -73,7 +73,7 @@ export interface ReviewOutcome {
  */
 export async function reviewEach(
   ids: string[],
-  known: Record<string, PlanSummary>,
+  known: Record<string, PlanListItem>,
   from: PlanStatus,
   to: PlanStatus,
   review: (id: string, status: PlanStatus) => Promise<unknown>,

@@ -11,7 +11,7 @@ import {
   editorsResponseSchema,
   fullPlanSchema,
   locksResponseSchema,
-  planListSchema,
+  lightPlanListSchema,
   planUpdateResponseSchema,
   reviewFlagResponseSchema,
   stepResponseSchema,
@@ -25,7 +25,7 @@ import { publicOverviewSchema } from '@csp/shared/api/public';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
 import { yearSettingsSchema } from '@csp/shared/api/schoolYears';
 import { userListSchema } from '@csp/shared/api/users';
-import { yearFiguresSchema } from '@csp/shared/api/reports';
+import { notStartedListSchema, yearFiguresSchema } from '@csp/shared/api/reports';
 import type { PlanStatus, StepAnswers } from '@csp/shared';
 import { query, request } from './client.ts';
 
@@ -48,7 +48,7 @@ export const api = {
   publicOverview: (signal?: AbortSignal) => request('GET', '/api/public/overview', publicOverviewSchema, undefined, signal),
 
   plans: (schoolYear?: string, signal?: AbortSignal, paging?: { page: number; limit: number }) =>
-    request('GET', `/api/forms${query({ schoolYear, ...paging })}`, planListSchema, undefined, signal),
+    request('GET', `/api/forms${query({ schoolYear, ...paging, view: 'light' })}`, lightPlanListSchema, undefined, signal),
   plan: (id: string, signal?: AbortSignal) => request('GET', plan(id), fullPlanSchema, undefined, signal),
   step: (id: string, stepNumber: number, signal?: AbortSignal) => request('GET', step(id, stepNumber), stepResponseSchema, undefined, signal),
   saveStep: (id: string, stepNumber: number, save: StepSave) =>
@@ -112,6 +112,8 @@ export const api = {
   exportUrl: (id: string, kind: 'pdf' | 'docx', version?: string) => `${plan(id)}/export/${kind}${query({ version })}`,
   yearFigures: (schoolYear: string, signal?: AbortSignal) =>
     request('GET', `/api/admin/reports/figures${query({ schoolYear })}`, yearFiguresSchema, undefined, signal),
+  notStarted: (schoolYear: string, paging: { page: number; limit: number }, signal?: AbortSignal) =>
+    request('GET', `/api/admin/reports/not-started${query({ schoolYear, ...paging })}`, notStartedListSchema, undefined, signal),
 };
 
 /** Sign-in URL that comes back to `callbackUrl` (a same-origin path) afterwards. */

@@ -1,10 +1,10 @@
 import { describe, expect, it } from 'vitest';
-import type { PlanSummary } from '@csp/shared/api/forms';
+import type { PlanListItem } from '@csp/shared/api/forms';
 import type { YearFigures } from '@csp/shared/api/reports';
 import { deadlineLabel, deadlineStates, waitingPlans } from './dashboard.ts';
 
 /** The fields these rules read; the rest of a summary does not matter to them. */
-const plan = (fields: Partial<PlanSummary>) => ({ schoolName: 'Harbor', status: 'draft', completedSteps: [], ...fields }) as PlanSummary;
+const plan = (fields: Partial<PlanListItem>) => ({ schoolName: 'Harbor', status: 'draft', completedSteps: [], ...fields }) as PlanListItem;
 
 describe('deadlineStates', () => {
   const deadlines = [

@@ -1,4 +1,4 @@
-import type { PlanSummary } from '@csp/shared/api/forms';
+import type { PlanListItem } from '@csp/shared/api/forms';
 import type { YearFigures } from '@csp/shared/api/reports';
 import type { YearSettings } from '@csp/shared/api/schoolYears';
 
@@ -20,7 +20,7 @@ export interface DeadlineState extends Deadline {
  * district's count when `figures` are given (a Super Admin's), else the person's own `plans`.
  * `today` is a YYYY-MM-DD date.
  */
-export function deadlineStates(deadlines: Deadline[], plans: PlanSummary[], figures: YearFigures | null, today: string): DeadlineState[] {
+export function deadlineStates(deadlines: Deadline[], plans: PlanListItem[], figures: YearFigures | null, today: string): DeadlineState[] {
   const daysUntil = (dueDate: string) => Math.round((Date.parse(dueDate) - Date.parse(today)) / 86_400_000);
   return deadlines
     .map((deadline): DeadlineState => {
@@ -41,7 +41,7 @@ export function deadlineLabel({ state, open, days }: DeadlineState): string {
 }
 
 /** A principal's plans still waiting for them: a copied plan needs its attestation first, then every plan its submission. */
-export function waitingPlans(plans: PlanSummary[], schoolName: string): { plan: PlanSummary; step: string }[] {
+export function waitingPlans(plans: PlanListItem[], schoolName: string): { plan: PlanListItem; step: string }[] {
   return plans
     .filter((plan) => plan.schoolName === schoolName && (plan.status === 'draft' || plan.status === 'rejected'))
     .map((plan) => ({ plan, step: plan.copiedFromId && !plan.attestation?.confirmed ? 'Attest, then submit' : 'Submit' }));

@@ -1,4 +1,4 @@
-import type { PlanSummary } from '@csp/shared/api/forms';
+import type { PlanListItem } from '@csp/shared/api/forms';
 import type { YearFigures } from '@csp/shared/api/reports';
 import { api } from '#lib/api/index.ts';
 import { adminPlans } from '#lib/api/admin/plans.ts';
@@ -7,10 +7,10 @@ import { Loader } from './loader.svelte.ts';
 
 /** The admin plan list: the page of plans the filters ask for, and the year's counts by status. */
 export class AdminPlansPage {
-  readonly #list: Loader<{ forms: PlanSummary[]; total: number }>;
+  readonly #list: Loader<{ forms: PlanListItem[]; total: number }>;
   readonly #figures: Loader<YearFigures>;
   /** Every plan seen while selecting (a selection can span pages): names for the outcomes. Never rendered. */
-  readonly seen: Record<string, PlanSummary> = {};
+  readonly seen: Record<string, PlanListItem> = {};
 
   readonly list = $derived.by(() => this.#list.value);
   readonly figures = $derived.by(() => this.#figures.value);

@@ -1,4 +1,4 @@
-import type { PlanSummary } from '@csp/shared/api/forms';
+import type { PlanListItem } from '@csp/shared/api/forms';
 import type { YearFigures } from '@csp/shared/api/reports';
 import type { YearSettings } from '@csp/shared/api/schoolYears';
 import { api } from '#lib/api/index.ts';
@@ -17,8 +17,13 @@ export interface DashboardQuery {
   district: boolean;
 }
 
+/** Rows the dashboard's plan table shows; the plans page has them all. */
+export const DASHBOARD_ROWS = 50;
+
 interface YearReading {
-  plans: PlanSummary[];
+  plans: PlanListItem[];
+  /** How many plans of the year the person can see: the table shows the first page of them. */
+  total: number;
   settings: YearSettings;
   /** The whole district's figures (Super Admins): counted by the database, never from a page of the plan list. */
   figures: YearFigures | null;
@@ -31,6 +36,7 @@ export class DashboardPage {
   readonly details = new DashboardPlans();
 
   readonly plans = $derived.by(() => this.#year.value?.plans ?? null);
+  readonly total = $derived.by(() => this.#year.value?.total ?? 0);
   readonly settings = $derived.by(() => this.#year.value?.settings ?? null);
   readonly figures = $derived.by(() => this.#year.value?.figures ?? null);
   readonly failure = $derived.by(() => this.#year.error);
@@ -41,12 +47,13 @@ export class DashboardPage {
     this.#year = new Loader(async (signal) => {
       const { year, me, district } = query();
       const [list, settings, figures] = await Promise.all([
-        api.plans(year, signal),
+        // A district's list is fetched a table's worth at a time; a person's own few plans in full.
+        api.plans(year, signal, district ? { page: 1, limit: DASHBOARD_ROWS } : undefined),
         api.schoolYear(year, signal),
         district ? api.yearFigures(year, signal) : Promise.resolve(null),
       ]);
       if (!district) void this.details.load(list.forms, me, signal);
-      return { plans: list.forms, settings, figures };
+      return { plans: list.forms, total: list.total, settings, figures };
     }, 'Your dashboard could not be loaded.');
   }
 

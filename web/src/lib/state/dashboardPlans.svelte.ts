@@ -1,5 +1,5 @@
 import type { Step } from '@csp/shared';
-import type { PlanSummary } from '@csp/shared/api/forms';
+import type { PlanListItem } from '@csp/shared/api/forms';
 import { api } from '#lib/api/index.ts';
 import { PlanState } from './plan.svelte.ts';
 
@@ -17,7 +17,7 @@ export class DashboardPlans {
   failed = $state(0);
   loaded = $state(false);
 
-  async load(summaries: PlanSummary[], me: string, signal: AbortSignal): Promise<void> {
+  async load(summaries: PlanListItem[], me: string, signal: AbortSignal): Promise<void> {
     this.destroy();
     // Plans of one year usually share a bank version: each version is read once.
     // A plain Map on purpose: promises, never rendered.

@@ -1,6 +1,6 @@
 // The admin Users page's calls: every answer is parsed with the shared zod schemas.
 import { successSchema } from '@csp/shared/api/common';
-import { planListSchema } from '@csp/shared/api/forms';
+import { lightPlanListSchema } from '@csp/shared/api/forms';
 import { shareResponseSchema, unshareResponseSchema } from '@csp/shared/api/admin';
 import { auditLogListSchema } from '@csp/shared/api/audit';
 import {
@@ -60,7 +60,7 @@ export const usersApi = {
   auditTrail: (filter: { targetId?: string; actorId?: string; page: number; limit: number }, signal?: AbortSignal) =>
     request('GET', `/api/users/audit-logs${query({ targetType: filter.targetId ? 'user' : undefined, ...filter })}`, auditLogListSchema, undefined, signal),
   /** Plans the caller can see (a Super Admin: the district's; a principal: the own school's), to share with a user. */
-  plans: (signal?: AbortSignal) => request('GET', `/api/forms${query({ limit: 200 })}`, planListSchema, undefined, signal),
+  plans: (signal?: AbortSignal) => request('GET', `/api/forms${query({ limit: 200, view: 'light' })}`, lightPlanListSchema, undefined, signal),
   share: (formId: string, userId: string, permissions: 'view' | 'edit') =>
     request('POST', '/api/admin/forms/share', shareResponseSchema, { formId, userIds: [userId], permissions, sections: [] }),
   unshare: (formId: string, userId: string) => request('DELETE', '/api/admin/forms/share', unshareResponseSchema, { formId, userIds: [userId] }),
