@@ -86,6 +86,8 @@ function presentUserPermission(context: PlanContext): UserPermission {
     canShare: can(actor, 'sharePlan', context),
     canSubmit: can(actor, 'submitPlan', context) && writable,
     canSeePresence: access.presence,
+    // Threads are not answers: the school still replies while the district holds the plan.
+    canDiscuss: can(actor, 'replyToThread', context) && can(actor, 'writePlan', context),
     isOwner: access.owner,
     isPrincipal: access.principal,
     sections: access.editSections,
