@@ -5,17 +5,17 @@ import { realtime } from '#lib/realtime/socket.svelte.ts';
 
 /**
  * The signed-in person's review pings: read once, then pushed by the realtime gateway as they
- * happen (never polled); marking one read is stored on the server.
+ * happen (never polled); marking one read is stored on the server. One per tab (`tabNotifications`),
+ * listening for the tab's life.
  */
-export class NotificationsState {
+class NotificationsState {
   items = $state<Notification[]>([]);
   loaded = $state(false);
   failed = $state(false);
   readonly unread = $derived(this.items.filter((item) => !item.readAt).length);
-  readonly #stop: () => void;
 
   constructor() {
-    this.#stop = realtime.on('notification', notificationEventSchema, ({ notification }) => {
+    realtime.on('notification', notificationEventSchema, ({ notification }) => {
       if (!this.items.some((item) => item._id === notification._id)) this.items.unshift(notification);
     });
     void api.notifications().then(
@@ -33,8 +33,8 @@ export class NotificationsState {
     const index = this.items.findIndex((item) => item._id === notificationId);
     if (index >= 0) this.items[index] = notification;
   }
-
-  destroy(): void {
-    this.#stop();
-  }
 }
+
+let shared: NotificationsState | null = null;
+/** The tab's one list, shared by the header's bell and the dashboard (made on first use, kept for the tab's life). */
+export const tabNotifications = (): NotificationsState => (shared ??= new NotificationsState());
