@@ -1,7 +1,7 @@
 /**
  * The README's screenshots: a fresh demo server, the Harbor principal and assistant principal in
  * the same step of the same plan (presence, a shared answer, a lock), the plan overview and a
- * phone-width view, both dashboards, the public home page, each admin page, and history and versions (historyScreenshots.ts). Run with `pnpm --filter @csp/tests run screenshots`; writes docs/screenshots/.
+ * phone-width view, both dashboards, the public home page, each admin page, the review conversation (reviewScreenshots.ts), and history and versions (historyScreenshots.ts). Run with `pnpm --filter @csp/tests run screenshots`; writes docs/screenshots/.
  */
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,6 +12,7 @@ import { startTestServer } from '../../server/src/testing/testServer.ts';
 import { signIn } from '../../server/src/testing/signIn.ts';
 import { launchBrowser, newContext, signInAs } from '../support/browser.ts';
 import { takeHistoryScreenshots } from './historyScreenshots.ts';
+import { takeReviewScreenshots } from './reviewScreenshots.ts';
 
 const out = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../docs/screenshots');
 fs.mkdirSync(out, { recursive: true });
@@ -112,6 +113,7 @@ try {
     .first()
     .waitFor();
   await phone.page.screenshot({ path: path.join(out, 'editor-phone.png') });
+  await takeReviewScreenshots(server, browser, out);
   // Last: it submits the Harbor plan.
   await takeHistoryScreenshots(server.url, browser, out);
   console.log(`screenshots written to ${path.relative(process.cwd(), out)}`);

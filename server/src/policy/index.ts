@@ -41,6 +41,8 @@ export function planAbilitiesOf(actor: Actor, plan: SubjectOf<'changeAnswers'>) 
     share: can(actor, 'sharePlan', plan),
     submit: can(actor, 'submitPlan', plan) && answersOpen,
     seePresence: access.presence,
+    // Threads are not answers: the school still replies while the district holds the plan.
+    discuss: can(actor, 'replyToThread', plan) && can(actor, 'writePlan', plan),
     readOnly: !answersOpen || !access.edit,
   };
 }

@@ -91,6 +91,7 @@ function presentUserPermission(context: PlanContext): UserPermission {
     canShare: abilities.share,
     canSubmit: abilities.submit,
     canSeePresence: abilities.seePresence,
+    canDiscuss: abilities.discuss,
     isOwner: access.owner,
     isPrincipal: access.principal,
     sections: access.editSections,

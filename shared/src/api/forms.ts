@@ -186,6 +186,8 @@ export const userPermissionSchema = z.object({
   /** Submits it now: an editor of every step, while its answers may change (a draft, or returned). */
   canSubmit: z.boolean(),
   canSeePresence: z.boolean(),
+  /** Replies in the plan's review threads, resolves and reopens them (the reviewers and the plan's editors, while its year is live). */
+  canDiscuss: z.boolean(),
   isOwner: z.boolean(),
   isPrincipal: z.boolean(),
   /** Steps the caller may edit when a section-limited share grants it; null = every step. */

@@ -153,6 +153,9 @@ describe('a thread at a question', () => {
       ).toEqual([[threadId, 1]]);
     }
     expect((await principal.get(planPath(formId))).body.comments).toEqual([]);
+    // The plan tells each person whether they may reply, resolve and reopen, as the routes decide it.
+    const canDiscuss = async (client: HttpClient) => (await client.get(planPath(formId))).body.userPermission.canDiscuss;
+    expect(await Promise.all([reviewer, principal, coordinator].map(canDiscuss))).toEqual([true, true, false]);
 
     expect((await coordinator.post(planPath(formId, `/comments/${threadId}/reopen`))).status).toBe(403);
     const reopened = await principal.post(planPath(formId, `/comments/${threadId}/reopen`));
@@ -221,6 +224,14 @@ describe('mentions', () => {
       200,
     );
     expect((await notificationsOf(people.principal)).filter((note) => note.kind === 'mention')).toHaveLength(1);
+  });
+
+  it('while the district holds a plan the school cannot change its answers but still replies in its threads, as the plan says', async () => {
+    const held = await createPlan(reviewer, 'Threads Held');
+    expect((await principal.put(planPath(held), { action: 'submit' })).status).toBe(200);
+    const thread = await reviewer.post(planPath(held, '/comments'), { comment: 'Which date?', questionId: QUESTION.questionId });
+    expect((await principal.get(planPath(held))).body.userPermission).toMatchObject({ canEdit: false, canDiscuss: true });
+    expect((await principal.post(planPath(held, `/comments/${thread.body.comment._id}/replies`), { body: 'The 4th.' })).status).toBe(200);
   });
 
   it('a comment on an unknown step or question changes nothing', async () => {

@@ -12,15 +12,18 @@ import {
   fullPlanSchema,
   locksResponseSchema,
   lightPlanListSchema,
+  mentionListSchema,
   planUpdateResponseSchema,
   reviewFlagResponseSchema,
   stepResponseSchema,
+  threadListSchema,
   transferCandidatesSchema,
   unlockResponseSchema,
   type MergeStrategy,
 } from '@csp/shared/api/forms';
 import { historyResponseSchema, planVersionSchema, restoreResponseSchema, versionListSchema } from '@csp/shared/api/history';
 import { markNotificationReadResponseSchema, notificationListSchema } from '@csp/shared/api/notifications';
+import { mailboxSchema, mailSettingsSchema, unsubscribeResponseSchema, type MailPreferences } from '@csp/shared/mail';
 import { publicOverviewSchema } from '@csp/shared/api/public';
 import { questionBankResponseSchema } from '@csp/shared/api/questionBank';
 import { yearSettingsSchema } from '@csp/shared/api/schoolYears';
@@ -70,10 +73,30 @@ export const api = {
   clearReviewFlag: (id: string, questionId: string, stepKey: string) =>
     request('POST', `${plan(id)}/review-flag`, reviewFlagResponseSchema, { questionId, stepKey }),
 
-  createComment: (id: string, comment: string, stepKey?: string, questionId?: string) =>
-    request('POST', `${plan(id)}/comments`, commentResponseSchema, { comment, ...(stepKey ? { stepKey } : {}), ...(questionId ? { questionId } : {}) }),
+  /** A review thread at a question (`questionId`), a step (`stepKey` alone) or the whole plan (neither). */
+  createComment: (id: string, comment: string, anchor: { stepKey?: string | undefined; questionId?: string | undefined }, mentions: string[] = []) =>
+    request('POST', `${plan(id)}/comments`, commentResponseSchema, {
+      comment,
+      ...(anchor.stepKey ? { stepKey: anchor.stepKey } : {}),
+      ...(anchor.questionId ? { questionId: anchor.questionId } : {}),
+      ...(mentions.length ? { mentions } : {}),
+    }),
   setCommentStatus: (id: string, commentId: string, action: 'read' | 'fixed') =>
     request('PUT', `${plan(id)}/comments/${commentId}`, commentResponseSchema, { action }),
+  /** Every thread the caller may read, open and resolved, each with its replies. */
+  threads: (id: string, signal?: AbortSignal) => request('GET', `${plan(id)}/comments${query({ status: 'all' })}`, threadListSchema, undefined, signal),
+  reply: (id: string, commentId: string, body: string, mentions: string[] = []) =>
+    request('POST', `${plan(id)}/comments/${commentId}/replies`, commentResponseSchema, { body, ...(mentions.length ? { mentions } : {}) }),
+  resolveThread: (id: string, commentId: string) => request('POST', `${plan(id)}/comments/${commentId}/resolve`, commentResponseSchema, {}),
+  reopenThread: (id: string, commentId: string) => request('POST', `${plan(id)}/comments/${commentId}/reopen`, commentResponseSchema, {}),
+  /** People who can read the plan whose name or e-mail starts with `q`: whom a comment may mention. */
+  mentionable: (id: string, q: string, signal?: AbortSignal) => request('GET', `${plan(id)}/mentions${query({ q })}`, mentionListSchema, undefined, signal),
+
+  mailSettings: (signal?: AbortSignal) => request('GET', '/api/profile/mail', mailSettingsSchema, undefined, signal),
+  saveMailPreferences: (preferences: MailPreferences) => request('PUT', '/api/profile/mail', mailSettingsSchema, preferences),
+  unsubscribe: (token: string) => request('POST', `/api/mail/unsubscribe/${encodeURIComponent(token)}`, unsubscribeResponseSchema, {}),
+  devMailbox: (paging: { page: number; limit: number }, signal?: AbortSignal) =>
+    request('GET', `/api/dev/mailbox${query(paging)}`, mailboxSchema, undefined, signal),
 
   shares: (formId: string, signal?: AbortSignal) => request('GET', `/api/admin/forms/share${query({ formId })}`, planSharesSchema, undefined, signal),
   share: (formId: string, userIds: string[], permissions: 'view' | 'edit', sections: string[]) =>

@@ -6,19 +6,19 @@ import { Loader } from './loader.svelte.ts';
 
 /**
  * The signed-in person's review pings: read once, then pushed by the realtime gateway as they
- * happen (never polled); marking one read is stored on the server.
+ * happen (never polled); marking one read is stored on the server. One per tab (`tabNotifications`),
+ * listening for the tab's life.
  */
-export class NotificationsState {
+class NotificationsState {
   items = $state<Notification[]>([]);
   readonly #stored = new Loader((signal) => api.notifications(signal), 'Notifications could not be loaded.');
   readonly loaded = $derived.by(() => this.#stored.value !== null);
   /** Why the stored notifications could not be read. */
   readonly error = $derived.by(() => this.#stored.error);
   readonly unread = $derived(this.items.filter((item) => !item.readAt).length);
-  readonly #stop: () => void;
 
   constructor() {
-    this.#stop = realtime.on('notification', notificationEventSchema, ({ notification }) => {
+    realtime.on('notification', notificationEventSchema, ({ notification }) => {
       if (!this.items.some((item) => item._id === notification._id)) this.items.unshift(notification);
     });
     void this.load();
@@ -39,9 +39,8 @@ export class NotificationsState {
     const index = this.items.findIndex((item) => item._id === notificationId);
     if (index >= 0) this.items[index] = notification;
   }
-
-  destroy(): void {
-    this.#stop();
-    this.#stored.abort();
-  }
 }
+
+let shared: NotificationsState | null = null;
+/** The tab's one list, shared by the header's bell and the dashboard (made on first use, kept for the tab's life). */
+export const tabNotifications = (): NotificationsState => (shared ??= new NotificationsState());

@@ -15,6 +15,7 @@ import { api } from '#lib/api/index.ts';
 import { realtime } from '#lib/realtime/socket.svelte.ts';
 import { PlanCollab } from '#lib/realtime/collab.ts';
 import { PresenceState } from './presence.svelte.ts';
+import { ReviewThreads } from './reviewThreads.svelte.ts';
 
 export interface StoredStep {
   completed: boolean;
@@ -60,6 +61,7 @@ export class PlanState {
 
   private readonly unsubscribe: (() => void)[] = [];
   #collab: PlanCollab | null = null;
+  #threads: ReviewThreads | null = null;
   // Timers only, never rendered: a plain Map on purpose.
   // eslint-disable-next-line svelte/prefer-svelte-reactivity
   private readonly refreshTimers = new Map<string, ReturnType<typeof setTimeout>>();
@@ -139,6 +141,12 @@ export class PlanState {
   get collab(): PlanCollab {
     this.#collab ??= new PlanCollab(this.me);
     return this.#collab;
+  }
+
+  /** The plan's review threads, open and resolved: read the first time a page shows them. */
+  get threads(): ReviewThreads {
+    this.#threads ??= new ReviewThreads(this.plan._id, this.comments);
+    return this.#threads;
   }
 
   readonly permission = $derived(this.plan.userPermission);
@@ -237,6 +245,7 @@ export class PlanState {
     for (const timer of this.refreshTimers.values()) clearTimeout(timer);
     this.presence.destroy();
     this.#collab?.destroy();
+    this.#threads?.destroy();
     realtime.leave(this.plan._id);
     realtime.unwatch(this.plan._id);
   }
