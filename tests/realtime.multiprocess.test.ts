@@ -1,7 +1,7 @@
 /**
  * Socket.IO across two real server processes sharing PostgreSQL and Redis (the Socket.IO Redis
- * adapter): presence and lock events caused on process A reach sockets on process B and back,
- * and a user without access joins the plan on neither. Needs DATABASE_URL (two processes cannot
+ * adapter): presence, lock and review-thread events caused on process A reach sockets on process B
+ * and back, and a user without access joins the plan on neither. Needs DATABASE_URL (two processes cannot
  * share an embedded PGlite) and REDIS_URL (the adapter that carries events between processes).
  */
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
@@ -235,6 +235,30 @@ describe.skipIf(!process.env.DATABASE_URL || !process.env.REDIS_URL)('realtime e
     } finally {
       document.destroy();
     }
+  });
+
+  it('a review thread started on A reaches the principal on B live with its notification; the reply made on B reaches the reviewer on A', async () => {
+    const principalSocket = await socketOn(b!, sessionToken(principalOnB), 'principal on B');
+    const reviewerSocket = await socketOn(a!, sessionToken(adminOnA), 'reviewer on A');
+    expect(await principalSocket.request('plan:join', { formId })).toEqual({ ok: true });
+    expect(await reviewerSocket.request('plan:join', { formId })).toEqual({ ok: true });
+
+    const sinceOnB = principalSocket.mark();
+    const created = await adminOnA.post(`/api/forms/${formId}/comments`, { comment: 'Which day is the staff training?', questionId: 'cai_staffTrainingDate' });
+    expect(created.status, JSON.stringify(created.body)).toBe(200);
+    const threadId = created.body.comment._id as string;
+    const started = await principalSocket.waitForEvent('comment', (payload) => payload.comment._id === threadId, { since: sinceOnB });
+    expect(started.comment.comment).toBe('Which day is the staff training?');
+    const { notification } = await principalSocket.waitForEvent('notification', (payload) => payload.notification.formId === formId, { since: sinceOnB });
+    expect(notification.link).toContain(`thread=${threadId}`);
+
+    const sinceOnA = reviewerSocket.mark();
+    const replied = await principalOnB.post(`/api/forms/${formId}/comments/${threadId}/replies`, { body: 'The fourth of September.' });
+    expect(replied.status, JSON.stringify(replied.body)).toBe(200);
+    const reply = await reviewerSocket.waitForEvent('comment', (payload) => payload.comment._id === threadId && payload.comment.replies.length === 1, {
+      since: sinceOnA,
+    });
+    expect(reply.comment.replies[0].body).toBe('The fourth of September.');
   });
 
   it('an event of a plan nobody follows is not published; once a socket on B follows it, a save on A reaches it', async () => {
