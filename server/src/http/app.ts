@@ -85,9 +85,11 @@ export function createHttpApp(services: Services, identity: Identity): Koa {
   // build-time copy is already encoded, so left alone). The WebSocket paths never pass through Koa.
   app.use(compress({ threshold: COMPRESS_THRESHOLD }));
   // A GET whose validator (Last-Modified or ETag) still holds is answered 304 with no body; every
-  // answer with a body gets an ETag (a file's from its size and time, JSON from its bytes).
+  // read's answer gets an ETag (a file's from its size and time, JSON from its bytes). Writes get
+  // none: nothing revalidates them, and an autosave need not hash its answer.
   app.use(conditionalGet());
-  app.use(etag());
+  const readEtag = etag();
+  app.use((ctx, next) => (ctx.method === 'GET' || ctx.method === 'HEAD' ? readEtag(ctx, next) : next()));
   app.use(errorEnvelope(services.logger));
 
   if (identity.devProvider) {
